@@ -1,0 +1,15 @@
+# Static, non-root image of dedupstream.
+FROM golang:1.26 AS build
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+RUN CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o /dedupstream ./cmd/dedupstream
+
+FROM gcr.io/distroless/static-debian12:nonroot
+COPY --from=build /dedupstream /dedupstream
+USER nonroot:nonroot
+VOLUME /var/lib/dedupstream
+EXPOSE 9090
+ENTRYPOINT ["/dedupstream"]
+CMD ["run"]

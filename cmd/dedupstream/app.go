@@ -1,0 +1,118 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// app is a running filter: state, pipeline and admin server, wired from Config.
+type app struct {
+	cfg   Config
+	log   *zap.Logger
+	store *state.Store
+	pipe  *stream.Pipeline
+	admin *http.Server
+	ln    net.Listener
+}
+
+// newApp opens state and builds the pipeline. cfg must be defaulted and valid.
+func newApp(cfg Config, log *zap.Logger) (*app, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "dedupstream_build_info", Help: "Build information.",
+		ConstLabels: prometheus.Labels{"version": version, "sketch": cfg.Sketch.Version()},
+	}, func() float64 { return 1 }))
+	so := cfg.State
+	so.SketchVersion = cfg.Sketch.Version()
+	so.Logger = log.Named("state")
+	store, err := state.Open(so)
+	if err != nil {
+		return nil, err
+	}
+	pipe, err := stream.New(cfg.Config, stream.Deps{
+		Logger:   log.Named("stream"),
+		Cleaner:  clean.New(cfg.Clean),
+		Sketcher: lsh.NewSketcher(cfg.Sketch),
+		Index:    store,
+		Registry: reg,
+	})
+	if err != nil {
+		return nil, errors.Join(err, store.Close())
+	}
+	a := &app{cfg: cfg, log: log, store: store, pipe: pipe}
+	if cfg.Admin.Listen != "" {
+		if err := a.listenAdmin(reg); err != nil {
+			return nil, errors.Join(err, a.close())
+		}
+	}
+	return a, nil
+}
+
+func (a *app) listenAdmin(reg *prometheus.Registry) error {
+	ln, err := net.Listen("tcp", a.cfg.Admin.Listen)
+	if err != nil {
+		return fmt.Errorf("admin.listen %s: %w", a.cfg.Admin.Listen, err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
+	mux.HandleFunc("/livez", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !a.pipe.Ready() {
+			http.Error(w, "not ready", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	a.ln = ln
+	a.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	return nil
+}
+
+// run serves the admin port and runs the pipeline until ctx is cancelled and
+// the batch in hand is drained.
+func (a *app) run(ctx context.Context) error {
+	if a.admin != nil {
+		go func() {
+			if err := a.admin.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				a.log.Error("admin server", zap.Error(err))
+			}
+		}()
+		a.log.Info("admin listening", zap.String("addr", a.ln.Addr().String()))
+	}
+	a.log.Info("consuming", zap.Strings("brokers", a.cfg.Kafka.Brokers), zap.String("input", a.cfg.Kafka.Input),
+		zap.String("output", a.cfg.Kafka.Output), zap.String("mode", a.cfg.Mode.String()),
+		zap.String("sketch", a.cfg.Sketch.Version()), zap.Float64("threshold", a.cfg.Sketch.Threshold))
+	return a.pipe.Run(ctx)
+}
+
+// close stops in order: pipeline (leave the group, flush), state, admin.
+func (a *app) close() error {
+	var errs []error
+	if a.pipe != nil {
+		errs = append(errs, a.pipe.Close())
+	}
+	if a.store != nil {
+		errs = append(errs, a.store.Close())
+	}
+	if a.admin != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		errs = append(errs, a.admin.Shutdown(ctx))
+	}
+	return errors.Join(errs...)
+}

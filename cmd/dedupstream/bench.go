@@ -1,0 +1,228 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"runtime/pprof"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// benchOptions are the bench command's flags.
+type benchOptions struct {
+	docs        int
+	corpus      string
+	brokers     string
+	partitions  int
+	stateDir    string
+	copyRate    float64
+	batch       int
+	passthrough bool
+	cpuProfile  string
+}
+
+// cmdBench measures the filter end to end: it produces documents to a broker
+// (a separate embedded-broker process by default), runs a plain
+// consume→produce passthrough over them, then the filter with state on disk,
+// and prints throughput, CPU, memory and state size for both.
+func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseBench(args, stderr)
+	if err != nil {
+		return err
+	}
+	src, err := loadBenchSource(o)
+	if err != nil {
+		return err
+	}
+	addr, stop, err := benchBroker(ctx, o)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	bytes, err := produceBench(ctx, addr, src, o)
+	if err != nil {
+		return err
+	}
+	releaseMemory()
+	fmt.Fprintf(stdout, "bench: %d documents (%.1f MB, %s) on %s, %d partitions, GOMAXPROCS %d\n",
+		o.docs, float64(bytes)/1e6, src.name, addr, o.partitions, runtime.GOMAXPROCS(0))
+	var pass *benchRun
+	if o.passthrough {
+		if pass, err = runPassthrough(ctx, addr, o); err != nil {
+			return err
+		}
+		releaseMemory()
+	}
+	run, err := runFilterBench(ctx, addr, o)
+	if err != nil {
+		return err
+	}
+	printBench(stdout, o, bytes, pass, run)
+	return nil
+}
+
+func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
+	var o benchOptions
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.docs, "docs", 100000, "documents to produce and filter")
+	fs.StringVar(&o.corpus, "corpus", "../shared/corpora/20news-bydate.tar.gz", "corpus whose documents (and word-shuffled variants past its size) are the input")
+	fs.StringVar(&o.brokers, "brokers", "", "use these brokers instead of starting an embedded broker process")
+	fs.IntVar(&o.partitions, "partitions", 2, "partitions of the bench topics (embedded broker)")
+	fs.StringVar(&o.stateDir, "state", "", "state directory (default: a temporary one, removed at exit)")
+	fs.Float64Var(&o.copyRate, "copy-rate", 0.2, "fraction of documents that are near-copies (1% words edited) of a recent one")
+	fs.IntVar(&o.batch, "batch", 500, "batch.size of the filter and the passthrough")
+	fs.BoolVar(&o.passthrough, "passthrough", true, "also run a plain consume→produce passthrough for the overhead ratio")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file")
+	if err := parse(fs, args); err != nil {
+		return o, err
+	}
+	if o.docs < 1 || o.partitions < 1 || o.batch < 1 || o.copyRate < 0 || o.copyRate > 1 {
+		return o, fmt.Errorf("bench: -docs, -partitions and -batch must be positive, -copy-rate in [0, 1]")
+	}
+	return o, nil
+}
+
+// benchRun is one measured run.
+type benchRun struct {
+	counts   stream.Counts
+	elapsed  time.Duration
+	cpu      time.Duration // process CPU during the run
+	peakRSS  int64         // bytes, peak during the run
+	stateB   int64         // bytes on disk after close
+	stateDoc uint64        // documents stored
+}
+
+func benchConfig(addr string, o benchOptions, output, group string) Config {
+	var cfg Config
+	cfg.Kafka.Brokers = []string{addr}
+	cfg.Kafka.Input, cfg.Kafka.Output, cfg.Kafka.DeadLetter = "bench", output, "bench.dlq"
+	cfg.Kafka.Group = group
+	cfg.Batch.Size = o.batch
+	cfg.ensureDefaults()
+	cfg.Admin.Listen = ""
+	return cfg
+}
+
+func runPassthrough(ctx context.Context, addr string, o benchOptions) (*benchRun, error) {
+	cfg := benchConfig(addr, o, "bench.pass", "bench-passthrough")
+	p := stream.NewPassthrough(cfg.Config, zap.NewNop())
+	defer p.Close()
+	return measure(ctx, p, o.docs)
+}
+
+func runFilterBench(ctx context.Context, addr string, o benchOptions) (*benchRun, error) {
+	cfg := benchConfig(addr, o, "bench.out", "bench-filter")
+	cfg.State.Dir = o.stateDir
+	if o.stateDir == "" {
+		dir, err := os.MkdirTemp("", "dedupstream-bench-*")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(dir)
+		cfg.State.Dir = dir
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	a, err := newApp(cfg, zap.NewNop())
+	if err != nil {
+		return nil, err
+	}
+	if o.cpuProfile != "" {
+		f, err := os.Create(o.cpuProfile)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return nil, err
+		}
+		defer pprof.StopCPUProfile()
+	}
+	run, err := measure(ctx, a.pipe, o.docs)
+	run.stateDoc = a.store.Stats().Docs
+	if cerr := a.close(); err == nil {
+		err = cerr
+	}
+	run.stateB = dirSize(cfg.State.Dir)
+	return run, err
+}
+
+// measure runs p until it has processed n records.
+func measure(ctx context.Context, p *stream.Pipeline, n int) (*benchRun, error) {
+	resetPeakRSS()
+	cpu0 := cpuTime()
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- p.Run(runCtx) }()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	var err error
+wait:
+	for p.Counts().Records < int64(n) {
+		select {
+		case err = <-done:
+			break wait
+		case <-ctx.Done():
+			err = ctx.Err()
+			break wait
+		case <-tick.C:
+		}
+	}
+	run := &benchRun{elapsed: time.Since(start), cpu: cpuTime() - cpu0, peakRSS: peakRSS(), counts: p.Counts()}
+	cancel()
+	if err == nil {
+		err = <-done
+	}
+	return run, err
+}
+
+func releaseMemory() { runtime.GC(); debug.FreeOSMemory() }
+
+func dirSize(dir string) int64 {
+	var n int64
+	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() {
+			n += fi.Size()
+		}
+		return nil
+	})
+	return n
+}
+
+func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
+	mb := float64(bytes) / 1e6
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| run | docs | seconds | docs/s | MB/s | CPU s | peak RSS MB | state bytes/doc |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
+	row := func(name string, r *benchRun, state string) {
+		s := r.elapsed.Seconds()
+		fmt.Fprintf(w, "| %s | %d | %.2f | %.0f | %.1f | %.1f | %.0f | %s |\n", name, r.counts.Records, s,
+			float64(r.counts.Records)/s, mb/s, r.cpu.Seconds(), float64(r.peakRSS)/1e6, state)
+	}
+	if pass != nil {
+		row("passthrough", pass, "-")
+	}
+	perDoc := "-"
+	if run.stateDoc > 0 {
+		perDoc = fmt.Sprintf("%.0f", float64(run.stateB)/float64(run.stateDoc))
+	}
+	row("dedupstream", run, perDoc)
+	if pass != nil {
+		fmt.Fprintf(w, "\nthroughput ratio dedupstream/passthrough: %.2f\n", pass.elapsed.Seconds()/run.elapsed.Seconds())
+	}
+	c := run.counts
+	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, invalid %d; state %d docs, %.1f MB on disk\n",
+		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
+}

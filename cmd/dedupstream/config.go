@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// Config is the whole configuration file. Each section belongs to the package
+// that uses it; this is the only place that reads files, env and flags.
+type Config struct {
+	stream.Config `yaml:",inline"`
+	Clean         clean.Options `yaml:"clean"`
+	Sketch        lsh.Params    `yaml:"sketch"`
+	State         state.Options `yaml:"state"`
+	Admin         AdminConfig   `yaml:"admin"`
+	Log           LogConfig     `yaml:"log"`
+}
+
+// AdminConfig is the HTTP admin port (/metrics, /livez, /readyz).
+type AdminConfig struct {
+	// Listen is host:port; empty disables the admin server.
+	Listen string `yaml:"listen"`
+}
+
+// LogConfig chooses the log encoding and level.
+type LogConfig struct {
+	Level  string `yaml:"level"`  // debug, info, warn, error
+	Format string `yaml:"format"` // auto (console on a terminal, else json), json, console
+}
+
+func (c *Config) ensureDefaults() {
+	c.Config.EnsureDefaults()
+	c.Clean.EnsureDefaults()
+	c.Sketch.EnsureDefaults()
+	if c.State.Dir == "" && !c.State.InMemory {
+		c.State.Dir = "./data"
+	}
+	c.State.EnsureDefaults()
+	if c.Admin.Listen == "" {
+		c.Admin.Listen = "127.0.0.1:9090"
+	}
+	if c.Log.Level == "" {
+		c.Log.Level = "info"
+	}
+	if c.Log.Format == "" {
+		c.Log.Format = "auto"
+	}
+}
+
+func (c *Config) validate() error {
+	errs := []error{c.Config.Validate(), c.Clean.Validate(), c.Sketch.Validate(), c.State.Validate()}
+	switch c.Log.Format {
+	case "auto", "json", "console":
+	default:
+		errs = append(errs, fmt.Errorf("log.format: want auto, json or console, got %q", c.Log.Format))
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		errs = append(errs, fmt.Errorf("log.level: want debug, info, warn or error, got %q", c.Log.Level))
+	}
+	return errors.Join(errs...)
+}
+
+// loadConfig reads path (if not empty), then applies DEDUPSTREAM_* environment
+// variables; flags are applied by the caller afterwards.
+func loadConfig(path string, environ []string) (Config, error) {
+	var c Config
+	if path != "" {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return c, fmt.Errorf("read config: %w", err)
+		}
+		if err := decodeYAML(b, &c); err != nil {
+			return c, fmt.Errorf("config %s: %w", path, err)
+		}
+	}
+	if err := applyEnv(&c, environ); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// decodeYAML decodes strictly: an unknown key is an error that names it.
+func decodeYAML(b []byte, c *Config) error {
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) { // an empty file means defaults
+		return err
+	}
+	return nil
+}

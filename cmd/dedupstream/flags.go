@@ -1,0 +1,75 @@
+package main
+
+import (
+	"flag"
+	"io"
+	"os"
+)
+
+// configFlag is a command-line flag that overrides one configuration key.
+type configFlag struct {
+	name, key, usage string
+}
+
+// configFlags are the overrides every filtering command accepts.
+var configFlags = []configFlag{
+	{"brokers", "kafka.brokers", "comma-separated Kafka bootstrap brokers"},
+	{"input", "kafka.input", "input topic"},
+	{"output", "kafka.output", "output topic"},
+	{"duplicates", "kafka.duplicates", "topic for dropped duplicates in drop mode"},
+	{"dead-letter", "kafka.dead_letter", "dead-letter topic for invalid input"},
+	{"group", "kafka.group", "consumer group id"},
+	{"state", "state.dir", "state directory (Badger)"},
+	{"threshold", "sketch.threshold", "Jaccard similarity threshold, (0, 1)"},
+	{"mode", "mode", "tag (forward all with headers) or drop (forward unique only)"},
+	{"format", "decode.format", "auto, raw or json"},
+	{"admin", "admin.listen", "admin HTTP address for /metrics, /livez, /readyz (empty disables)"},
+	{"log-level", "log.level", "debug, info, warn or error"},
+}
+
+// flagSet builds a FlagSet with --config and the configuration overrides; the
+// returned func loads the configuration once the set is parsed.
+func flagSet(name string, stderr io.Writer) (*flag.FlagSet, func() (Config, error)) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	path := fs.String("config", "", "YAML configuration file (see config.example.yaml)")
+	for _, f := range configFlags {
+		fs.String(f.name, "", f.usage+" (config key "+f.key+")")
+	}
+	load := func() (Config, error) {
+		cfg, err := loadConfig(*path, os.Environ())
+		if err != nil {
+			return cfg, err
+		}
+		if err := applyFlags(fs, &cfg); err != nil {
+			return cfg, err
+		}
+		cfg.ensureDefaults()
+		return cfg, cfg.validate()
+	}
+	return fs, load
+}
+
+// applyFlags sets the keys of the override flags given on the command line.
+func applyFlags(fs *flag.FlagSet, cfg *Config) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		for _, cf := range configFlags {
+			if cf.name == f.Name && err == nil {
+				err = setKey(cfg, cf.key, f.Value.String())
+			}
+		}
+	})
+	return err
+}
+
+// parse parses args, mapping flag-package failures to errUsage.
+func parse(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return errUsage
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+// Command dedupstream removes near-duplicate documents from Kafka streams.
+//
+//	dedupstream run     consume, decide, emit (the stream mode)
+//	dedupstream demo    the whole thing on an embedded broker with generated pages
+//	dedupstream broker  an embedded Kafka-protocol broker for trials and tests
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `usage: dedupstream <command> [flags]
+
+commands:
+  run      consume pages from Kafka, tag or drop near-duplicates (stream mode)
+  demo     run the filter on an embedded broker with generated pages (or --corpus)
+  bench    measure the filter end to end against a plain passthrough
+  broker   run an embedded Kafka-protocol broker on loopback
+  version  print the version
+
+"dedupstream <command> -h" lists a command's flags.
+`
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	os.Exit(realMain(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func realMain(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	ctx, stop := signalContext(stderr)
+	defer stop()
+	var err error
+	switch args[0] {
+	case "run":
+		err = cmdRun(ctx, args[1:], stderr)
+	case "demo":
+		err = cmdDemo(ctx, args[1:], stdout, stderr)
+	case "bench":
+		err = cmdBench(ctx, args[1:], stdout, stderr)
+	case "broker":
+		err = cmdBroker(ctx, args[1:], stdout, stderr)
+	case "version":
+		fmt.Fprintln(stdout, "dedupstream", version)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+	default:
+		fmt.Fprintf(stderr, "dedupstream: unknown command %q\n\n%s", args[0], usage)
+		return 2
+	}
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errUsage):
+		return 2
+	case err != nil:
+		fmt.Fprintln(stderr, "dedupstream:", err)
+		return 1
+	}
+	return 0
+}
+
+// errUsage marks a command-line mistake already reported by the flag package.
+var errUsage = errors.New("usage")
+
+// signalContext is cancelled by the first SIGINT or SIGTERM, which starts a
+// graceful stop; a second signal ends the process at once.
+func signalContext(stderr io.Writer) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sigs:
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sigs:
+			fmt.Fprintln(stderr, "dedupstream: second signal, exiting now")
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() { signal.Stop(sigs); close(done); cancel() }
+}

@@ -1,0 +1,121 @@
+package lsh
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Limits on Params enforced by Validate.
+const (
+	MaxShingle = 64   // largest words-per-shingle
+	MaxNumPerm = 1024 // largest number of MinHash permutations
+)
+
+// Params configures a Sketcher. The zero value of every field means "use the
+// default"; call EnsureDefaults and then Validate before NewSketcher.
+type Params struct {
+	Shingle   int     `yaml:"shingle"`   // words per shingle; 0 → 5
+	NumPerm   int     `yaml:"num_perm"`  // MinHash permutations; 0 → 128
+	Threshold float64 `yaml:"threshold"` // Jaccard threshold; 0 → 0.8
+	Bands     int     `yaml:"bands"`     // 0 with Rows 0 → chosen by OptimalBands
+	Rows      int     `yaml:"rows"`      // rows (signature values) per band
+	FPWeight  float64 `yaml:"fp_weight"` // weight of false positives; both 0 → 0.05
+	FNWeight  float64 `yaml:"fn_weight"` // weight of false negatives; both 0 → 0.95
+	Seed      uint64  `yaml:"seed"`      // seed of the permutations; 0 → 1
+}
+
+// Default weights of false positives and false negatives in OptimalBands.
+const (
+	DefaultFPWeight = 0.05
+	DefaultFNWeight = 0.95
+)
+
+// EnsureDefaults replaces zero fields with their defaults. When both Bands
+// and Rows are zero they are chosen by OptimalBands from Threshold, NumPerm
+// and the weights; when only one of them is zero it is set to NumPerm
+// divided by the other. Invalid values are left for Validate to report.
+func (p *Params) EnsureDefaults() {
+	if p.Shingle == 0 {
+		p.Shingle = 5
+	}
+	if p.NumPerm == 0 {
+		p.NumPerm = 128
+	}
+	if p.Threshold == 0 {
+		p.Threshold = 0.8
+	}
+	if p.FPWeight == 0 && p.FNWeight == 0 {
+		// Every candidate is verified against its signature, so a false positive
+		// costs a little CPU while a false negative loses a duplicate: weigh
+		// misses heavily. At threshold 0.8 this gives 16 bands of 8 rows, which
+		// make a pair at resemblance 0.85 a candidate with probability 0.994
+		// (datasketch's 0.5/0.5 gives 9x13 and 0.686).
+		p.FPWeight, p.FNWeight = DefaultFPWeight, DefaultFNWeight
+	}
+	if p.Seed == 0 {
+		p.Seed = 1
+	}
+	switch {
+	case p.Bands == 0 && p.Rows == 0:
+		p.Bands, p.Rows = OptimalBands(p.Threshold, p.NumPerm, p.FPWeight, p.FNWeight)
+	case p.Bands == 0 && p.Rows > 0:
+		p.Bands = p.NumPerm / p.Rows
+	case p.Rows == 0 && p.Bands > 0:
+		p.Rows = p.NumPerm / p.Bands
+	}
+}
+
+// Validate reports the first invalid field. Each message names the
+// configuration key under "sketch.".
+func (p Params) Validate() error {
+	switch {
+	case p.Shingle < 1 || p.Shingle > MaxShingle:
+		return fmt.Errorf("sketch.shingle: must be in [1, %d], got %d", MaxShingle, p.Shingle)
+	case p.NumPerm < 1 || p.NumPerm > MaxNumPerm:
+		return fmt.Errorf("sketch.num_perm: must be in [1, %d], got %d", MaxNumPerm, p.NumPerm)
+	case !(p.Threshold > 0 && p.Threshold < 1):
+		return fmt.Errorf("sketch.threshold: must be in (0, 1), got %g", p.Threshold)
+	case !validWeight(p.FPWeight):
+		return fmt.Errorf("sketch.fp_weight: must be a finite number >= 0, got %g", p.FPWeight)
+	case !validWeight(p.FNWeight):
+		return fmt.Errorf("sketch.fn_weight: must be a finite number >= 0, got %g", p.FNWeight)
+	case p.FPWeight == 0 && p.FNWeight == 0:
+		return fmt.Errorf("sketch.fp_weight, sketch.fn_weight: must not both be 0")
+	case p.Bands < 1:
+		return fmt.Errorf("sketch.bands: must be >= 1, got %d", p.Bands)
+	case p.Rows < 1:
+		return fmt.Errorf("sketch.rows: must be >= 1, got %d", p.Rows)
+	case p.Bands > p.NumPerm/p.Rows:
+		return fmt.Errorf("sketch.bands, sketch.rows: bands*rows must be <= num_perm %d, got %d*%d",
+			p.NumPerm, p.Bands, p.Rows)
+	case p.Seed == 0:
+		return fmt.Errorf("sketch.seed: must not be 0 (EnsureDefaults sets 1)")
+	}
+	return nil
+}
+
+func validWeight(w float64) bool {
+	return w >= 0 && !math.IsInf(w, 1)
+}
+
+// Version returns a short name of the sketch parameters for the
+// dedup.sketch header, such as "minhash128-b9r13-w5"; a seed other than 1 is
+// appended as "-s7". Threshold and weights are not part of it: they change
+// decisions, not sketches.
+func (p Params) Version() string {
+	b := make([]byte, 0, 40)
+	b = append(b, "minhash"...)
+	b = strconv.AppendInt(b, int64(p.NumPerm), 10)
+	b = append(b, "-b"...)
+	b = strconv.AppendInt(b, int64(p.Bands), 10)
+	b = append(b, 'r')
+	b = strconv.AppendInt(b, int64(p.Rows), 10)
+	b = append(b, "-w"...)
+	b = strconv.AppendInt(b, int64(p.Shingle), 10)
+	if p.Seed != 1 {
+		b = append(b, "-s"...)
+		b = strconv.AppendUint(b, p.Seed, 10)
+	}
+	return string(b)
+}

@@ -1,0 +1,26 @@
+// Package gen makes crawled-looking HTML pages and labelled near-duplicates of them,
+// deterministically from a seed.
+//
+// A Generator is not safe for concurrent use; give each goroutine its own (two
+// generators with the same Options emit the same pages). Everything is built from this
+// package's own word lists and site templates, so the output carries no third-party text.
+//
+// What each Kind does to the word-5-shingle Jaccard resemblance J of the main text
+// (the <article>; the rest of a page is boilerplate a cleaner should drop — menus in
+// <nav>, mastheads in <header>, ads and related links in <aside>, forms, <footer>,
+// <script>, <style>):
+//
+//   - Original: J with any other original ≈ 0 (words drawn uniformly from a few hundred).
+//   - Exact:    the original's HTML byte for byte at another URL; J = 1 and even the
+//     boilerplate matches.
+//   - Mirror:   the same title and paragraphs in another site's template; J = 1 after
+//     cleaning, but the raw HTML differs a lot.
+//   - Reordered: the paragraphs shuffled; only shingles that span a paragraph boundary
+//     change, so with p paragraphs of ~60 words J ≈ 1 − 8(p−1)/(n+4(p−1)) ≈ 0.8–0.9.
+//   - Truncated: the first 70–90% of the words; J ≈ kept fraction (0.7–0.9), and the
+//     copy's containment in the original is 1.
+//   - Edited:   round(EditRate·n) word edits (substitute 70%, delete 15%, insert 15%) at
+//     distinct positions; each touches up to 5 shingles, so J ≈ (1−5r)/(1+5r), 0.74
+//     at the default r = 0.03, 0.9 at r = 0.01. Below a 0.8 threshold at the default
+//     rate: Edited copies are the hard cases.
+package gen

@@ -1,0 +1,78 @@
+// Package state keeps dedupstream's documents, LSH band postings and content hashes in a Badger database.
+//
+// A *Store is safe for concurrent use: lookups (Replayed, Exact, Candidates, Get,
+// Scan, Stats) may run on any number of goroutines, and Put and SetCluster are
+// serialised by an internal writer lock. It nevertheless expects a single writer
+// goroutine that calls Reserve and then Put in ascending Seq order. The replay
+// contract rests on that order: Exact and Candidates answer "documents with
+// Seq < before", and that answer only stays the same across a replay if no document
+// with a smaller Seq is stored after a lookup with a larger before has run. Two
+// goroutines racing Reserve and Put break that silently, not with an error.
+// Reserve is lock-free and may be called from any goroutine.
+//
+// # Keys
+//
+// One database, one-byte prefixes, big-endian integers so that prefix scans come
+// out in Seq order:
+//
+//	'm' name                          → metadata: "format" (uint64 layout version),
+//	                                    "sketch" (sketch version string), "seq"
+//	                                    (next sequence number, uint64), "docs"
+//	                                    (records written, uint64)
+//	'd' seq(8)                        → document record (see below)
+//	'i' uvarint(len(rk)) rk hash(8)   → seq(8): replay lookup by replay key and
+//	                                    content hash; rk is Doc.Source, or Doc.ID
+//	                                    when Source is empty
+//	'H' hash(8)                       → seq(8): head of a content hash
+//	'h' hash(8) seq(8)                → empty: its other postings
+//	'B' band(1) bandKey(8)            → seq(8): head of a band bucket
+//	'b' band(1) bandKey(8) seq(8)     → empty: its other postings
+//
+// The replay key in an 'i' key is length-prefixed, so ids and sources may hold any
+// bytes (0x00 included) and no two (key, hash) pairs share a key.
+//
+// A group (the documents with one content hash, or one band bucket) is its head
+// plus its other postings. The head holds the group's smallest seq and is written
+// by the first document of the group instead of a posting, so it costs no extra
+// key. Most lookups are for groups that do not exist; reading the head is a point
+// lookup that Badger's bloom filters answer without touching the tables, where a
+// prefix seek would visit every level. Only a head below before leads to a seek.
+// Put keeps two invariants, relying on being the only writer: the head is the
+// smallest seq of its group (a smaller seq arriving late takes over the head and
+// the old one becomes a posting), and the head expires no earlier than any
+// posting of its group (with a TTL it is rewritten, with up to headSlack extra
+// life, when a posting would outlive it). Readers thus never miss a posting, and
+// a stale head costs them a wasted seek. Posting and head writes are blind or
+// guarded by a read of the head only; no list is ever read, modified and written.
+//
+// # Records
+//
+// A document record is version byte 1 followed by fixed fields and then
+// length-prefixed strings; the sketch is the remainder of the value:
+//
+//	[0]      version (1)
+//	[1]      verdict
+//	[2:10]   time, unix nanoseconds (math.MinInt64 for the zero time)
+//	[10:18]  content hash
+//	[18:26]  of
+//	[26:34]  cluster
+//	[34:38]  similarity, IEEE 754 bits
+//	[38:]    uvarint len + id, uvarint len + url, uvarint len + of id,
+//	         uvarint len + source, then the sketch (rest of the value)
+//
+// The band keys are not stored in the record: they exist only as postings, and the
+// sketch they were derived from is stored, so they can be recomputed. Docs returned
+// by the store therefore have Bands == nil.
+//
+// # Crash safety
+//
+// Put writes each document's record, replay key, hash posting and band postings in
+// one Badger transaction, and a transaction is atomic across a crash. A batch too
+// big for one transaction is split between documents, never inside one, and every
+// transaction also carries the next sequence number. A crash in the middle of Put
+// therefore leaves a prefix of the batch fully stored and the rest absent; the
+// documents Put in the failed call are not marked as stored, so the caller can
+// Put them again (a re-Put of the same seq writes the same keys). Readers still
+// skip postings whose record is missing: a record may expire between a reader's
+// posting scan and its record read, and heads outlive their records under a TTL.
+package state

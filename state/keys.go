@@ -1,0 +1,104 @@
+package state
+
+import (
+	"encoding/binary"
+)
+
+// Key prefixes; see the package documentation for the layout.
+const (
+	prefixMeta       = 'm'
+	prefixDoc        = 'd'
+	prefixReplay     = 'i'
+	prefixHashHead   = 'H'
+	prefixHash       = 'h'
+	prefixBucketHead = 'B'
+	prefixPosting    = 'b'
+)
+
+// Metadata names under prefixMeta.
+const (
+	metaFormat = "format"
+	metaSketch = "sketch"
+	metaSeq    = "seq"
+	metaDocs   = "docs"
+)
+
+// MaxBands is the number of band indexes a posting key can hold (one byte).
+const MaxBands = 256
+
+// Fixed key lengths.
+const (
+	docKeyLen     = 1 + 8
+	hashHeadLen   = 1 + 8
+	hashKeyLen    = hashHeadLen + 8
+	bucketLen     = 1 + 1 + 8 // prefix, band, band key
+	postingKeyLen = bucketLen + 8
+)
+
+func metaKey(name string) []byte {
+	return append([]byte{prefixMeta}, name...)
+}
+
+func appendDocKey(dst []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixDoc), seq)
+}
+
+// replayKey is what Replayed looks a document up by: its Source, else its ID.
+func (d *Doc) replayKey() string {
+	if d.Source != "" {
+		return d.Source
+	}
+	return d.ID
+}
+
+// appendReplayKey appends 'i' uvarint(len(rk)) rk hash. The length prefix makes the
+// key unambiguous whatever bytes rk holds.
+func appendReplayKey(dst []byte, rk string, hash uint64) []byte {
+	dst = binary.AppendUvarint(append(dst, prefixReplay), uint64(len(rk)))
+	return binary.BigEndian.AppendUint64(append(dst, rk...), hash)
+}
+
+func replayKeyLen(rk string) int {
+	return 1 + uvarintLen(uint64(len(rk))) + len(rk) + 8
+}
+
+// appendHashHead appends the key holding the smallest seq with this content hash.
+func appendHashHead(dst []byte, hash uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixHashHead), hash)
+}
+
+// appendHashPrefix appends the prefix of the other postings of a content hash.
+func appendHashPrefix(dst []byte, hash uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixHash), hash)
+}
+
+func appendHashKey(dst []byte, hash, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(appendHashPrefix(dst, hash), seq)
+}
+
+// appendBucketHead appends the key holding the smallest seq in a band bucket.
+func appendBucketHead(dst []byte, band int, key uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixBucketHead, byte(band)), key)
+}
+
+// appendBucket appends the prefix shared by the other postings of a band bucket.
+func appendBucket(dst []byte, band int, key uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixPosting, byte(band)), key)
+}
+
+func appendPostingKey(dst []byte, band int, key, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(appendBucket(dst, band, key), seq)
+}
+
+// seqSuffix returns the sequence number in the last 8 bytes of a posting key.
+func seqSuffix(key []byte) uint64 {
+	return binary.BigEndian.Uint64(key[len(key)-8:])
+}
+
+func uvarintLen(x uint64) int {
+	n := 1
+	for ; x >= 0x80; x >>= 7 {
+		n++
+	}
+	return n
+}

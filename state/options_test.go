@@ -1,0 +1,47 @@
+package state
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestValidate(t *testing.T) {
+	f := func(o Options, want string) {
+		t.Helper()
+		err := o.Validate()
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("Validate(%+v) = %v, want nil", o, err)
+		case want != "" && (err == nil || !strings.Contains(err.Error(), want)):
+			t.Errorf("Validate(%+v) = %v, want %q", o, err, want)
+		}
+	}
+	f(Options{Dir: "/var/lib/dedupstream"}, "")
+	f(Options{InMemory: true}, "")
+	f(Options{InMemory: true, TTL: time.Second, GCInterval: -1}, "")
+	f(Options{}, "state.dir: required unless state.in_memory is true")
+	f(Options{Dir: "x", InMemory: true}, "state.dir: must be empty when state.in_memory is true")
+	f(Options{InMemory: true, TTL: -time.Second}, "state.ttl: must be 0")
+	f(Options{InMemory: true, TTL: 500 * time.Millisecond}, "state.ttl: must be 0 (keep forever) or at least 1s")
+	f(Options{InMemory: true, MaxBucket: -1}, "state.max_bucket: must be positive")
+	f(Options{InMemory: true, MaxCandidates: -1}, "state.max_candidates: must be positive")
+	// Every problem is reported, not only the first.
+	err := Options{MaxBucket: -1, MaxCandidates: -1}.Validate()
+	if err == nil || strings.Count(err.Error(), "\n") != 2 {
+		t.Errorf("Validate with three problems = %v", err)
+	}
+}
+
+func TestEnsureDefaults(t *testing.T) {
+	var o Options
+	o.EnsureDefaults()
+	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.Logger == nil {
+		t.Errorf("defaults = %+v", o)
+	}
+	o = Options{MaxBucket: 5, MaxCandidates: 6, GCInterval: -1}
+	o.EnsureDefaults()
+	if o.MaxBucket != 5 || o.MaxCandidates != 6 || o.GCInterval != -1 {
+		t.Errorf("EnsureDefaults overwrote set fields: %+v", o)
+	}
+}

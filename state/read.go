@@ -1,0 +1,276 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Replayed returns the stored document with this replay key and content hash, if
+// any. The replay key is the document's Source, or its ID when Source was empty.
+// If the pair was Put more than once, the last Put wins.
+func (s *Store) Replayed(key string, contentHash uint64) (Doc, bool, error) {
+	if err := s.enter(); err != nil {
+		return Doc{}, false, err
+	}
+	defer s.leave()
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	var kb [64]byte
+	seq, ok, err := getSeq(txn, appendReplayKey(kb[:0], key, contentHash))
+	var d Doc
+	if err == nil && ok {
+		d, ok, err = getDoc(txn, seq)
+	}
+	if err != nil {
+		return Doc{}, false, fmt.Errorf("look up replay of %q: %w", key, err)
+	}
+	return d, ok, nil
+}
+
+// Exact returns the earliest stored document with this content hash and
+// Seq < before.
+func (s *Store) Exact(contentHash uint64, before uint64) (Doc, bool, error) {
+	if err := s.enter(); err != nil {
+		return Doc{}, false, err
+	}
+	defer s.leave()
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	d, ok, err := exact(txn, contentHash, before)
+	if err != nil {
+		return Doc{}, false, fmt.Errorf("look up content hash %016x: %w", contentHash, err)
+	}
+	return d, ok, nil
+}
+
+// exact reads the head of the content hash (its smallest seq) and falls back to
+// its other postings only if the head's record is gone.
+func exact(txn *badger.Txn, hash, before uint64) (Doc, bool, error) {
+	var hb [hashHeadLen]byte
+	first, ok, err := getSeq(txn, appendHashHead(hb[:0], hash))
+	if err != nil || !ok || first >= before {
+		return Doc{}, false, err
+	}
+	if d, ok, err := getDoc(txn, first); err != nil || ok {
+		return d, ok, err
+	}
+	prefix := appendHashPrefix(make([]byte, 0, hashKeyLen), hash)
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	for it.Seek(prefix); it.Valid(); it.Next() {
+		seq := seqSuffix(it.Item().Key())
+		if seq >= before {
+			break
+		}
+		if d, ok, err := getDoc(txn, seq); err != nil || ok {
+			return d, ok, err
+		}
+	}
+	return Doc{}, false, nil
+}
+
+// Candidates appends to dst the documents that share at least one band key with
+// bands (band key i is looked up under band index i) and have Seq < before:
+// distinct, in ascending Seq order, with their Sketch, at most MaxCandidates of
+// them. From each bucket it reads the MaxBucket earliest postings below before, so
+// documents stored later with larger seqs never change the answer for a given
+// before. Capped reports which caps cut the answer. On error dst is returned as it
+// was passed.
+func (s *Store) Candidates(dst []Doc, bands []uint64, before uint64) ([]Doc, Capped, error) {
+	if len(bands) > MaxBands {
+		return dst, Capped{}, fmt.Errorf("look up candidates: %d bands, at most %d", len(bands), MaxBands)
+	}
+	if err := s.enter(); err != nil {
+		return dst, Capped{}, err
+	}
+	defer s.leave()
+	if before <= 1 || len(bands) == 0 {
+		return dst, Capped{}, nil
+	}
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	var buf [256]uint64
+	seqs, capped, err := s.postings(txn, buf[:0], bands, before)
+	if err != nil {
+		return dst, Capped{}, fmt.Errorf("look up candidates: %w", err)
+	}
+	slices.Sort(seqs)
+	seqs = slices.Compact(seqs)
+	out, cut, err := s.fetch(txn, dst, seqs)
+	if err != nil {
+		return dst, Capped{}, fmt.Errorf("look up candidates: %w", err)
+	}
+	capped.Candidates = cut
+	return out, capped, nil
+}
+
+// postings appends to seqs the seqs below before listed in the buckets of bands,
+// at most MaxBucket per bucket. A bucket's head (its smallest seq) is read with a
+// point lookup, which bloom filters make cheap when the bucket does not exist;
+// only buckets with a head below before are scanned, all with one iterator.
+func (s *Store) postings(txn *badger.Txn, seqs, bands []uint64, before uint64) ([]uint64, Capped, error) {
+	var capped Capped
+	var it *badger.Iterator
+	defer func() {
+		if it != nil {
+			it.Close()
+		}
+	}()
+	var kb [bucketLen]byte
+	for band, key := range bands {
+		first, ok, err := getSeq(txn, appendBucketHead(kb[:0], band, key))
+		if err != nil {
+			return seqs, capped, err
+		}
+		if !ok || first >= before {
+			continue
+		}
+		if it == nil {
+			it = txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixPosting}})
+		}
+		var cut bool
+		seqs, cut = s.scanBucket(it, appendBucket(kb[:0], band, key), append(seqs, first), before)
+		capped.Buckets += btoi(cut)
+	}
+	return seqs, capped, nil
+}
+
+// scanBucket appends the bucket's postings after its head that are below before,
+// until the bucket holds MaxBucket; cut reports that more were left.
+func (s *Store) scanBucket(it *badger.Iterator, bucket []byte, seqs []uint64, before uint64) (out []uint64, cut bool) {
+	n := 1 // the head
+	for it.Seek(bucket); it.ValidForPrefix(bucket); it.Next() {
+		seq := seqSuffix(it.Item().Key())
+		if seq >= before {
+			break
+		}
+		if n == s.opt.MaxBucket {
+			return seqs, true
+		}
+		seqs = append(seqs, seq)
+		n++
+	}
+	return seqs, false
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// fetch appends the records of seqs to dst, skipping missing ones, until
+// MaxCandidates are found; cut reports that seqs were left unread.
+func (s *Store) fetch(txn *badger.Txn, dst []Doc, seqs []uint64) (out []Doc, cut bool, err error) {
+	found := 0
+	for i, seq := range seqs {
+		if found == s.opt.MaxCandidates {
+			return dst, i < len(seqs), nil
+		}
+		d, ok, err := getDoc(txn, seq)
+		if err != nil {
+			return dst, false, err
+		}
+		if ok {
+			dst = append(dst, d)
+			found++
+		}
+	}
+	return dst, false, nil
+}
+
+// Get returns the document with this seq.
+func (s *Store) Get(seq uint64) (Doc, bool, error) {
+	if err := s.enter(); err != nil {
+		return Doc{}, false, err
+	}
+	defer s.leave()
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	d, ok, err := getDoc(txn, seq)
+	if err != nil {
+		return Doc{}, false, fmt.Errorf("get document %d: %w", seq, err)
+	}
+	return d, ok, nil
+}
+
+// getSeq reads a key whose value is a seq: a replay key, or the head of a group
+// (content hash or band bucket), which holds the group's smallest seq.
+func getSeq(txn *badger.Txn, key []byte) (uint64, bool, error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	seq, err := seqValue(item)
+	return seq, err == nil, err
+}
+
+func seqValue(item *badger.Item) (seq uint64, err error) {
+	err = item.Value(func(v []byte) error {
+		if len(v) != 8 {
+			return fmt.Errorf("%w: %d-byte seq value under %q", ErrCorrupt, len(v), item.Key())
+		}
+		seq = binary.BigEndian.Uint64(v)
+		return nil
+	})
+	return seq, err
+}
+
+// getDoc reads and decodes the record of seq; a missing record is not an error.
+func getDoc(txn *badger.Txn, seq uint64) (Doc, bool, error) {
+	var kb [docKeyLen]byte
+	item, err := txn.Get(appendDocKey(kb[:0], seq))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return Doc{}, false, nil
+	}
+	if err != nil {
+		return Doc{}, false, err
+	}
+	var d Doc
+	err = item.Value(func(v []byte) (err error) {
+		d, err = decodeRecord(seq, v)
+		return err
+	})
+	return d, err == nil, err
+}
+
+// Scan calls fn for every stored document in Seq order and stops at the first
+// error fn returns, which Scan returns as is. It reads one snapshot: documents Put
+// during the scan are not seen. fn may call other methods of the Store (SetCluster
+// included) but not Close, which waits for Scan to return.
+func (s *Store) Scan(fn func(Doc) error) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	it := txn.NewIterator(badger.IteratorOptions{
+		Prefix: []byte{prefixDoc}, PrefetchValues: true, PrefetchSize: 64,
+	})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		seq := seqSuffix(item.Key())
+		var d Doc
+		err := item.Value(func(v []byte) (err error) {
+			d, err = decodeRecord(seq, v)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("scan documents: %w", err)
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}

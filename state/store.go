@@ -1,0 +1,266 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+	"go.uber.org/zap"
+)
+
+// ErrClosed is returned by every method of a closed Store.
+var ErrClosed = errors.New("state: closed")
+
+// ErrNotFound is returned by SetCluster for a document that is not stored
+// (never written, or expired).
+var ErrNotFound = errors.New("state: document not found")
+
+// formatVersion is the key layout version stored under meta "format".
+const formatVersion = 1
+
+// Doc is one stored document. Bands are written as postings only; documents read
+// back from the store have Bands == nil.
+type Doc struct {
+	Seq         uint64    // assigned by Reserve; order of first insert
+	ID          string    // record id
+	Source      string    // where it was read (e.g. topic/partition/offset); replay key, "" → ID
+	URL         string    // may be empty
+	Time        time.Time // ingest time, stored as unix nanoseconds, read back in UTC
+	ContentHash uint64    // hash of the cleaned text
+	Verdict     uint8     // opaque to state: the stream's verdict code (1..n)
+	Of          uint64    // seq of the earliest matching document, 0 if none
+	OfID        string    // its id
+	Similarity  float32   // similarity to Of
+	Cluster     uint64    // cluster id (stream sets it; offline may rewrite)
+	Sketch      []byte    // opaque encoded signature
+	Bands       []uint64  // band keys; posting i is written under band index i
+}
+
+// Capped says which caps cut a Candidates answer, for metrics.
+type Capped struct {
+	Buckets    int  // buckets that held more than MaxBucket postings below before
+	Candidates bool // more than MaxCandidates distinct documents matched
+}
+
+// Stats describes the size of a Store.
+type Stats struct {
+	Docs      uint64 // live documents, approximate
+	LSMBytes  int64  // SSTable bytes (memtables and their logs excluded)
+	VLogBytes int64  // value-log bytes on disk
+}
+
+// SketchMismatchError is returned by Open when the database was built with other
+// sketch parameters than the caller's.
+type SketchMismatchError struct{ Stored, Configured string }
+
+func (e *SketchMismatchError) Error() string {
+	return fmt.Sprintf("state: stored sketch %q differs from configured %q", e.Stored, e.Configured)
+}
+
+// Store is a Badger database of documents and postings; see the package documentation.
+type Store struct {
+	db     *badger.DB
+	opt    Options
+	log    *zap.Logger
+	sketch string // stored sketch version
+
+	next    atomic.Uint64 // next Reserve
+	stored  atomic.Uint64 // next seq as persisted: max(seq Put)+1
+	written atomic.Uint64 // records Put, persisted as meta "docs"
+	writeMu sync.Mutex    // serialises Put and SetCluster
+
+	mu     sync.Mutex // guards closed and active
+	idle   sync.Cond  // signalled when active drops to 0 after close
+	active int        // calls in progress
+	closed bool
+
+	closeOnce sync.Once
+	closeErr  error
+	gcStop    chan struct{} // nil when no GC goroutine runs
+	gcDone    chan struct{}
+}
+
+// Open opens (or creates) the database described by o.
+func Open(o Options) (*Store, error) {
+	o.EnsureDefaults()
+	if err := o.Validate(); err != nil {
+		return nil, fmt.Errorf("open state %s: %w", where(o), err)
+	}
+	db, err := badger.Open(badgerOptions(o))
+	if err != nil {
+		return nil, fmt.Errorf("open state %s: %w", where(o), err)
+	}
+	s := &Store{db: db, opt: o, log: o.Logger}
+	s.idle.L = &s.mu
+	if err := db.Update(s.load); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open state %s: %w", where(o), err)
+	}
+	s.startGC()
+	return s, nil
+}
+
+func where(o Options) string {
+	if o.InMemory {
+		return "(in memory)"
+	}
+	return o.Dir
+}
+
+// load checks the stored format and sketch version, writing them on first open,
+// and restores the sequence and document counters.
+func (s *Store) load(txn *badger.Txn) error {
+	if err := checkFormat(txn); err != nil {
+		return err
+	}
+	sketch, err := checkSketch(txn, s.opt.SketchVersion)
+	if err != nil {
+		return err
+	}
+	next, _, err := getUint(txn, metaSeq)
+	if err != nil {
+		return err
+	}
+	written, _, err := getUint(txn, metaDocs)
+	if err != nil {
+		return err
+	}
+	// Put persists "seq" in every transaction; the last record is a second opinion.
+	last, err := lastDocSeq(txn)
+	if err != nil {
+		return err
+	}
+	next = max(next, last+1)
+	s.sketch = sketch
+	s.next.Store(next)
+	s.stored.Store(next)
+	s.written.Store(written)
+	return nil
+}
+
+func checkFormat(txn *badger.Txn) error {
+	format, ok, err := getUint(txn, metaFormat)
+	switch {
+	case err != nil:
+		return err
+	case ok && format != formatVersion:
+		return fmt.Errorf("state: stored format %d, this build reads format %d", format, formatVersion)
+	case ok:
+		return nil
+	}
+	it := txn.NewIterator(badger.IteratorOptions{})
+	it.Rewind()
+	empty := !it.Valid()
+	it.Close()
+	if !empty {
+		return errors.New("state: database has data but no format marker (not a dedupstream state?)")
+	}
+	return txn.Set(metaKey(metaFormat), binary.BigEndian.AppendUint64(nil, formatVersion))
+}
+
+func checkSketch(txn *badger.Txn, configured string) (string, error) {
+	item, err := txn.Get(metaKey(metaSketch))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		if configured == "" {
+			return "", nil
+		}
+		return configured, txn.Set(metaKey(metaSketch), []byte(configured))
+	}
+	if err != nil {
+		return "", err
+	}
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return "", err
+	}
+	if configured != "" && string(v) != configured {
+		return "", &SketchMismatchError{Stored: string(v), Configured: configured}
+	}
+	return string(v), nil
+}
+
+// getUint reads an 8-byte big-endian metadata value; absent reads as 0, false.
+func getUint(txn *badger.Txn, name string) (uint64, bool, error) {
+	item, err := txn.Get(metaKey(name))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	var x uint64
+	err = item.Value(func(v []byte) error {
+		if len(v) != 8 {
+			return fmt.Errorf("%w: metadata %q has %d bytes", ErrCorrupt, name, len(v))
+		}
+		x = binary.BigEndian.Uint64(v)
+		return nil
+	})
+	return x, err == nil, err
+}
+
+// lastDocSeq returns the largest stored seq, 0 if there is none.
+func lastDocSeq(txn *badger.Txn) (uint64, error) {
+	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte{prefixDoc}})
+	defer it.Close()
+	it.Seek(appendDocKey(nil, ^uint64(0)))
+	if !it.Valid() {
+		return 0, nil
+	}
+	return seqSuffix(it.Item().Key()), nil
+}
+
+// Reserve returns the next sequence number: 1 in a new database, and above every
+// seq ever Put after a restart. Numbers reserved but never Put leave gaps, and may
+// be handed out again after a restart. Reserve keeps counting after Close.
+func (s *Store) Reserve() uint64 {
+	return s.next.Add(1) - 1
+}
+
+// SketchVersion returns the sketch version stored in the database ("" if none was
+// ever configured).
+func (s *Store) SketchVersion() string {
+	return s.sketch
+}
+
+// Close stops value-log GC and closes the database, after calls in progress have
+// returned. It is idempotent; concurrent callers all wait for the first to finish.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		s.mu.Lock()
+		s.closed = true
+		for s.active > 0 {
+			s.idle.Wait()
+		}
+		s.mu.Unlock()
+		s.stopGC()
+		if err := s.db.Close(); err != nil {
+			s.closeErr = fmt.Errorf("close state %s: %w", where(s.opt), err)
+		}
+	})
+	return s.closeErr
+}
+
+// enter registers a call in progress; every successful enter needs a leave.
+func (s *Store) enter() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	s.active++
+	return nil
+}
+
+func (s *Store) leave() {
+	s.mu.Lock()
+	s.active--
+	if s.active == 0 && s.closed {
+		s.idle.Broadcast()
+	}
+	s.mu.Unlock()
+}

@@ -1,0 +1,255 @@
+package state
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+func TestRoundTrip(t *testing.T) {
+	sketch := make([]byte, 512)
+	_, _ = rand.NewChaCha8([32]byte{1}).Read(sketch)
+	moscow := time.FixedZone("MSK", 3*3600)
+	docs := []Doc{
+		{Seq: 1, ID: "https://example.org/a", URL: "https://example.org/a?utm=1", Time: time.Date(2024, 5, 1, 12, 30, 0, 123456789, time.UTC),
+			ContentHash: 0xdeadbeef, Verdict: 1, Cluster: 1, Sketch: sketch, Bands: []uint64{11, 12, 13}},
+		{Seq: 2, ID: "Ёлка/новости/日本語", Source: "pages/3/1234", Time: time.Date(2024, 5, 1, 15, 0, 0, 0, moscow),
+			ContentHash: 0xdeadbeef, Verdict: 3, Of: 1, OfID: "https://example.org/a", Similarity: 0.873, Cluster: 1,
+			Sketch: []byte{1, 2, 3}, Bands: []uint64{11, 99, 98}},
+		{Seq: 3, ID: "a\x00b", URL: "", ContentHash: 7, Verdict: 2, Of: 2, OfID: "x\x00\xff", Similarity: 1, Cluster: 1 << 63},
+		{Seq: 4, ID: "a", ContentHash: 0, Verdict: 255, Bands: []uint64{0, ^uint64(0)}},
+		{Seq: 5, ID: "a\x00", Source: "a", ContentHash: 7, Verdict: 1, Of: ^uint64(0)},
+	}
+	modes(t, Options{}, func(t *testing.T, s *Store) {
+		for i := range docs {
+			if seq := s.Reserve(); seq != docs[i].Seq {
+				t.Fatalf("Reserve = %d, want %d", seq, docs[i].Seq)
+			}
+		}
+		put(t, s, docs...)
+		for _, want := range docs {
+			got, ok, err := s.Get(want.Seq)
+			if err != nil || !ok {
+				t.Fatalf("Get(%d) = %v, %v", want.Seq, ok, err)
+			}
+			sameDoc(t, got, want)
+			got, ok, err = s.Replayed(want.replayKey(), want.ContentHash)
+			if err != nil || !ok {
+				t.Fatalf("Replayed(%q, %x) = %v, %v", want.replayKey(), want.ContentHash, ok, err)
+			}
+			sameDoc(t, got, want)
+			got, ok, err = s.Exact(want.ContentHash, want.Seq+1)
+			if err != nil || !ok || got.ContentHash != want.ContentHash || got.Seq > want.Seq {
+				t.Fatalf("Exact(%x, %d) = %+v, %v, %v", want.ContentHash, want.Seq+1, got, ok, err)
+			}
+		}
+		// Replay keys are exact: neither a prefix of an id nor a differing hash matches.
+		for _, q := range []struct {
+			key  string
+			hash uint64
+		}{{"a\x00b", 8}, {"a\x00", 0}, {"", 7}, {"Ёлка/новости/日本語", 0xdeadbeef}, {"pages/3/1234", 0xdeadbef0}} {
+			if d, ok, err := s.Replayed(q.key, q.hash); ok || err != nil {
+				t.Errorf("Replayed(%q, %x) = seq %d, %v, %v; want none", q.key, q.hash, d.Seq, ok, err)
+			}
+		}
+		got, _, err := s.Candidates(nil, []uint64{11, 99, 0}, 10)
+		if err != nil || !slices.Equal(seqsOf(got), []uint64{1, 2}) {
+			t.Fatalf("Candidates = %v, %v; want [1 2]", seqsOf(got), err)
+		}
+		sameDoc(t, got[0], docs[0])
+		sameDoc(t, got[1], docs[1])
+	})
+}
+
+func TestNeverSeqAtOrAfterBefore(t *testing.T) {
+	modes(t, Options{}, func(t *testing.T, s *Store) {
+		for seq := uint64(1); seq <= 5; seq++ {
+			d := doc(seq, 100+seq, 42) // band 1 shared by all
+			d.ContentHash = 77
+			put(t, s, d)
+		}
+		for _, c := range []struct {
+			before uint64
+			want   []uint64
+		}{{0, nil}, {1, nil}, {2, []uint64{1}}, {3, []uint64{1, 2}}, {6, []uint64{1, 2, 3, 4, 5}}, {100, []uint64{1, 2, 3, 4, 5}}} {
+			got, _ := candidates(t, s, []uint64{999, 42}, c.before)
+			if !slices.Equal(got, c.want) {
+				t.Errorf("Candidates(before=%d) = %v, want %v", c.before, got, c.want)
+			}
+			d, ok, err := s.Exact(77, c.before)
+			if err != nil || ok != (len(c.want) > 0) || (ok && d.Seq != 1) {
+				t.Errorf("Exact(before=%d) = seq %d, %v, %v", c.before, d.Seq, ok, err)
+			}
+		}
+		// A document never matches itself: its own seq is the before of its lookup.
+		if got, _ := candidates(t, s, []uint64{103}, 3); len(got) != 0 {
+			t.Errorf("Candidates of doc 3 before 3 = %v, want none", got)
+		}
+	})
+}
+
+func TestMaxBucketDeterministic(t *testing.T) {
+	modes(t, Options{MaxBucket: 2}, func(t *testing.T, s *Store) {
+		for seq := uint64(1); seq <= 10; seq++ {
+			put(t, s, doc(seq, 7))
+		}
+		check := func(before uint64, want []uint64, wantCut int) {
+			t.Helper()
+			got, capped := candidates(t, s, []uint64{7}, before)
+			if !slices.Equal(got, want) || capped.Buckets != wantCut || capped.Candidates {
+				t.Errorf("before %d: %v %+v, want %v with %d buckets cut", before, got, capped, want, wantCut)
+			}
+		}
+		check(11, []uint64{1, 2}, 1)
+		check(3, []uint64{1, 2}, 0) // exactly MaxBucket postings below before: not cut
+		check(2, []uint64{1}, 0)
+		for seq := uint64(11); seq <= 30; seq++ {
+			put(t, s, doc(seq, 7))
+		}
+		check(11, []uint64{1, 2}, 1)
+		check(31, []uint64{1, 2}, 1)
+	})
+}
+
+func TestMaxCandidatesAndDistinct(t *testing.T) {
+	modes(t, Options{MaxCandidates: 3}, func(t *testing.T, s *Store) {
+		// Doc seq matches the query on bands 0..seq-1, so early docs match many bands.
+		query := []uint64{1, 2, 3, 4, 5}
+		for seq := uint64(1); seq <= 5; seq++ {
+			d := doc(seq)
+			for b := range 5 {
+				d.Bands = append(d.Bands, 1000*seq+uint64(b))
+			}
+			for b := range seq {
+				d.Bands[b] = query[b]
+			}
+			put(t, s, d)
+		}
+		got, capped := candidates(t, s, query, 100)
+		if !slices.Equal(got, []uint64{1, 2, 3}) || !capped.Candidates || capped.Buckets != 0 {
+			t.Errorf("got %v %+v, want [1 2 3] cut by MaxCandidates", got, capped)
+		}
+		got, capped = candidates(t, s, query, 4)
+		if !slices.Equal(got, []uint64{1, 2, 3}) || capped.Candidates {
+			t.Errorf("before 4: got %v %+v, want [1 2 3] not cut", got, capped)
+		}
+		got, _ = candidates(t, s, query[2:], 100) // bands 0,1 unknown; 3..5 match bands 2..4
+		if !slices.Equal(got, nil) {
+			t.Errorf("shifted query matched %v: band index must be part of the key", got)
+		}
+	})
+}
+
+func TestCandidatesAppendsToDst(t *testing.T) {
+	s := openMem(t, Options{})
+	put(t, s, doc(1, 5), doc(2, 5))
+	dst := []Doc{{Seq: 99}}
+	got, _, err := s.Candidates(dst, []uint64{5}, 10)
+	if err != nil || !slices.Equal(seqsOf(got), []uint64{99, 1, 2}) {
+		t.Fatalf("Candidates = %v, %v; want [99 1 2]", seqsOf(got), err)
+	}
+	if _, _, err := s.Candidates(nil, make([]uint64, MaxBands+1), 10); err == nil {
+		t.Errorf("Candidates with %d bands: no error", MaxBands+1)
+	}
+}
+
+// A head whose record is gone (expired between reads, or written behind the
+// store's back) must not hide the rest of its group.
+func TestPostingsWithoutRecordAreSkipped(t *testing.T) {
+	s := openMem(t, Options{})
+	put(t, s, doc(2, 5), doc(3, 5))
+	seq1 := appendDocKey(nil, 1)[1:]
+	err := s.db.Update(func(txn *badger.Txn) error { // what Put(doc 1) leaves once its record expired
+		return errors.Join(
+			txn.Set(appendHashHead(nil, 1002), seq1),
+			txn.Set(appendHashKey(nil, 1002, 2), nil),
+			txn.Set(appendBucketHead(nil, 0, 5), seq1),
+			txn.Set(appendPostingKey(nil, 0, 5, 2), nil),
+			txn.Set(appendReplayKey(nil, "ghost", 9), seq1),
+		)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := candidates(t, s, []uint64{5}, 10); !slices.Equal(got, []uint64{2, 3}) {
+		t.Errorf("Candidates = %v, want [2 3]", got)
+	}
+	if d, ok, err := s.Exact(1002, 10); err != nil || !ok || d.Seq != 2 {
+		t.Errorf("Exact = seq %d, %v, %v; want 2", d.Seq, ok, err)
+	}
+	if _, ok, err := s.Replayed("ghost", 9); err != nil || ok {
+		t.Errorf("Replayed(ghost) = %v, %v; want none", ok, err)
+	}
+}
+
+// Put keeps a group's head its smallest seq even when documents arrive out of order.
+func TestPutOutOfOrder(t *testing.T) {
+	modes(t, Options{MaxBucket: 2}, func(t *testing.T, s *Store) {
+		for _, seq := range []uint64{5, 3, 4, 1} {
+			d := doc(seq, 8)
+			d.ContentHash = 50
+			put(t, s, d)
+		}
+		if got, capped := candidates(t, s, []uint64{8}, 10); !slices.Equal(got, []uint64{1, 3}) || capped.Buckets != 1 {
+			t.Errorf("Candidates = %v %+v, want [1 3] cut", got, capped)
+		}
+		if got, _ := candidates(t, s, []uint64{8}, 4); !slices.Equal(got, []uint64{1, 3}) {
+			t.Errorf("Candidates before 4 = %v, want [1 3]", got)
+		}
+		for before, want := range map[uint64]uint64{2: 1, 10: 1} {
+			if d, ok, err := s.Exact(50, before); err != nil || !ok || d.Seq != want {
+				t.Errorf("Exact(before %d) = %d, %v, %v; want %d", before, d.Seq, ok, err, want)
+			}
+		}
+		put(t, s, doc(3, 8)) // a re-Put changes nothing
+		if got, _ := candidates(t, s, []uint64{8}, 10); !slices.Equal(got, []uint64{1, 3}) {
+			t.Errorf("Candidates after re-Put = %v, want [1 3]", got)
+		}
+	})
+}
+
+func TestPutRejects(t *testing.T) {
+	s := openMem(t, Options{})
+	f := func(d Doc, want string) {
+		t.Helper()
+		if err := s.Put([]Doc{d}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Put(seq %d) = %v, want error containing %q", d.Seq, err, want)
+		}
+	}
+	f(Doc{ID: "x"}, "no sequence number")
+	f(Doc{Seq: 1, Bands: make([]uint64, MaxBands+1)}, "at most 256")
+	f(Doc{Seq: 1, Sketch: make([]byte, 16<<20)}, "exceed one transaction")
+	if err := s.Put(nil); err != nil {
+		t.Errorf("Put(nil) = %v", err)
+	}
+}
+
+func TestPutSplitsBigBatches(t *testing.T) {
+	s := openMem(t, Options{})
+	// 200 × 100 KiB = 20 MiB, about twice badger's transaction limit.
+	docs := make([]Doc, 200)
+	for i := range docs {
+		docs[i] = doc(uint64(i+1), uint64(i%7))
+		docs[i].Sketch = bytes.Repeat([]byte{byte(i)}, 100<<10)
+	}
+	put(t, s, docs...)
+	for _, want := range docs {
+		got, ok, err := s.Get(want.Seq)
+		if err != nil || !ok {
+			t.Fatalf("Get(%d) = %v, %v", want.Seq, ok, err)
+		}
+		sameDoc(t, got, want)
+	}
+	if st := s.Stats(); st.Docs != 200 {
+		t.Errorf("Stats.Docs = %d, want 200", st.Docs)
+	}
+	if seq := s.Reserve(); seq != 201 {
+		t.Errorf("Reserve = %d, want 201", seq)
+	}
+}

@@ -1,0 +1,349 @@
+package state
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// Put stages and publishes the documents in one step: Stage and Publish
+// together, for callers with no output to wait for between them.
+func (s *Store) Put(docs []Doc) error { return s.write("put", docs, stagePart|publishPart) }
+
+// Stage stores each document's record and replay key but not its postings: a
+// staged document is found by Replayed and Get, never by Exact or Candidates.
+// The pipeline stages a batch's decisions before emitting them, so a replayed
+// record always finds the verdict it was given, and publishes them after the
+// output is acknowledged, so no document nobody saw can become another's
+// original. Documents should come in ascending Seq order (see the package
+// documentation). Stage raises Reserve above every seq it stores.
+func (s *Store) Stage(docs []Doc) error { return s.write("stage", docs, stagePart) }
+
+// Publish adds staged documents to their content-hash group and band buckets
+// (Bands[i] under band index i), making them findable by Exact and Candidates.
+// Publishing a document again is harmless.
+func (s *Store) Publish(docs []Doc) error { return s.write("publish", docs, publishPart) }
+
+// Parts of a document that a write stores.
+const (
+	stagePart   = 1 << iota // record and replay key
+	publishPart             // content-hash and band postings
+)
+
+// write stores the given parts of docs; all keys written expire after TTL if one
+// is set. Each document's keys go into one Badger transaction, as many documents
+// per transaction as fit, and each transaction also persists the next sequence
+// number. A crash or error mid-write therefore leaves a prefix of docs fully
+// written and the rest absent, never a posting without its record (when both
+// parts are written together) and never half a document.
+func (s *Store) write(op string, docs []Doc, parts int) error {
+	if len(docs) == 0 {
+		return nil
+	}
+	if err := checkDocs(docs); err != nil {
+		return fmt.Errorf("%s %d documents: %w", op, len(docs), err)
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	w := s.newBatch(docs)
+	defer w.discard()
+	for i := range docs {
+		if err := w.add(&docs[i], parts); err != nil {
+			return fmt.Errorf("%s document %d (%q): %w", op, docs[i].Seq, docs[i].ID, err)
+		}
+	}
+	if err := w.commit(); err != nil {
+		return fmt.Errorf("%s %d documents: %w", op, len(docs), err)
+	}
+	return nil
+}
+
+func checkDocs(docs []Doc) error {
+	for i := range docs {
+		d := &docs[i]
+		if d.Seq == 0 {
+			return fmt.Errorf("document %q has no sequence number", d.ID)
+		}
+		if len(d.Bands) > MaxBands {
+			return fmt.Errorf("document %d has %d bands, at most %d", d.Seq, len(d.Bands), MaxBands)
+		}
+	}
+	return nil
+}
+
+// batch writes documents in as few transactions as fit, never splitting one.
+type batch struct {
+	s          *Store
+	expires    uint64          // ExpiresAt of records and postings, 0 for none
+	headExpiry uint64          // ExpiresAt of heads written now, 0 for none
+	keys       []byte          // arena for keys
+	vals       []byte          // arena for values
+	entries    []badger.Entry  // arena; the open txn holds pointers into it
+	head, more [bucketLen]byte // scratch: a group's head key and posting prefix
+	txn        *badger.Txn     // open transaction, nil if none
+	count      int64           // entries in txn, as badger counts them
+	size       int64           // bytes in txn, as badger estimates them
+	maxSeq     uint64          // largest seq in txn
+	docs       uint64          // records in txn
+	docsInTxn  int             // documents with entries in txn
+}
+
+// Per-transaction metadata: meta "seq" and "docs", 8-byte values.
+const (
+	metaEntries = 2
+	metaBytes   = metaEntries * (1 + 4 + 8 + entryOverhead)
+	// entryOverhead mirrors badger's Txn size estimate: meta bytes plus the
+	// version appended to the key.
+	entryOverhead = 2 + 10
+)
+
+func (s *Store) newBatch(docs []Doc) *batch {
+	var nkeys, nvals, nentries int
+	for i := range docs {
+		d := &docs[i]
+		nentries += 3 + len(d.Bands)
+		nkeys += docKeyLen + replayKeyLen(d.replayKey()) + hashKeyLen + postingKeyLen*len(d.Bands)
+		nvals += recordLen(d) + 8*(2+len(d.Bands))
+	}
+	w := &batch{
+		s:       s,
+		keys:    make([]byte, 0, nkeys),
+		vals:    make([]byte, 0, nvals),
+		entries: make([]badger.Entry, 0, nentries),
+	}
+	if s.opt.TTL > 0 {
+		now := time.Now()
+		w.expires = uint64(now.Add(s.opt.TTL).Unix())
+		w.headExpiry = uint64(now.Add(s.opt.TTL + headSlack(s.opt.TTL)).Unix())
+	}
+	return w
+}
+
+// headSlack is how much longer than its postings a head is written to live, so
+// that a busy bucket's head is rewritten once per slack rather than once per
+// posting. A head that outlives its postings only costs a lookup a wasted seek.
+func headSlack(ttl time.Duration) time.Duration {
+	return min(max(ttl/8, time.Second), time.Hour)
+}
+
+// add queues the given parts of d's entries, record first, and commits the open
+// transaction first if they would not fit in it.
+func (w *batch) add(d *Doc, parts int) error {
+	if w.txn == nil {
+		w.txn = w.s.db.NewTransaction(true)
+	}
+	start := len(w.entries)
+	if parts&stagePart != 0 {
+		w.push(appendDocKey(w.keys, d.Seq), appendRecord(w.vals, d), w.expires)
+		w.push(appendReplayKey(w.keys, d.replayKey(), d.ContentHash), binary.BigEndian.AppendUint64(w.vals, d.Seq), w.expires)
+	}
+	if parts&publishPart != 0 {
+		if err := w.postings(d); err != nil {
+			return err
+		}
+	}
+	return w.fit(w.entries[start:], d.Seq, parts&stagePart != 0)
+}
+
+// postings queues d's place in its content-hash group and band buckets.
+func (w *batch) postings(d *Doc) error {
+	err := w.group(appendHashHead(w.head[:0], d.ContentHash), appendHashPrefix(w.more[:0], d.ContentHash), d.Seq)
+	for band, key := range d.Bands {
+		if err != nil {
+			break
+		}
+		err = w.group(appendBucketHead(w.head[:0], band, key), appendBucket(w.more[:0], band, key), d.Seq)
+	}
+	return err
+}
+
+// group queues seq's posting in the group (content hash or band bucket) whose
+// head key is head and whose other postings are more+seq, keeping the head the
+// smallest seq of the group and alive at least as long as every posting.
+func (w *batch) group(head, more []byte, seq uint64) error {
+	first, exp, ok, err := w.readHead(head)
+	switch {
+	case err != nil:
+		return err
+	case !ok:
+		w.pushHead(head, seq, w.headExpiry)
+	case seq < first: // stored out of order: seq takes over the head
+		w.pushPosting(more, first, exp)
+		w.pushHead(head, seq, laterExpiry(exp, w.headExpiry))
+	default:
+		if seq > first {
+			w.pushPosting(more, seq, w.expires)
+		}
+		if exp != 0 && (w.expires == 0 || exp < w.expires) {
+			w.pushHead(head, first, w.headExpiry)
+		}
+	}
+	return nil
+}
+
+// readHead reads a group's head as the open transaction sees it, pending writes
+// included.
+func (w *batch) readHead(key []byte) (seq, expiresAt uint64, ok bool, err error) {
+	item, err := w.txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return 0, 0, false, nil
+	}
+	if err != nil {
+		return 0, 0, false, err
+	}
+	seq, err = seqValue(item)
+	return seq, item.ExpiresAt(), err == nil, err
+}
+
+func (w *batch) pushHead(head []byte, seq, expiresAt uint64) {
+	w.push(append(w.keys, head...), binary.BigEndian.AppendUint64(w.vals, seq), expiresAt)
+}
+
+func (w *batch) pushPosting(more []byte, seq, expiresAt uint64) {
+	w.push(binary.BigEndian.AppendUint64(append(w.keys, more...), seq), w.vals, expiresAt)
+}
+
+// laterExpiry returns the later of two badger expiry times, where 0 is never.
+func laterExpiry(a, b uint64) uint64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
+	return max(a, b)
+}
+
+// fit adds entries (all of one document) to the open transaction, committing it
+// first if they would not fit. record says whether they include its record.
+func (w *batch) fit(entries []badger.Entry, seq uint64, record bool) error {
+	var size int64
+	for i := range entries {
+		size += int64(len(entries[i].Key) + len(entries[i].Value) + entryOverhead)
+	}
+	db := w.s.db
+	if w.count+int64(len(entries))+metaEntries >= db.MaxBatchCount() ||
+		w.size+size+metaBytes >= db.MaxBatchSize() {
+		if w.docsInTxn == 0 {
+			return fmt.Errorf("%d entries of %d bytes exceed one transaction", len(entries), size)
+		}
+		if err := w.commit(); err != nil {
+			return err
+		}
+	}
+	return w.set(entries, size, seq, record)
+}
+
+// push appends an entry whose key and value were just appended to the arenas
+// (pass w.vals for an empty value).
+func (w *batch) push(keys, vals []byte, expiresAt uint64) {
+	key := keys[len(w.keys):len(keys):len(keys)]
+	var val []byte
+	if len(vals) > len(w.vals) {
+		val = vals[len(w.vals):len(vals):len(vals)]
+	}
+	w.keys, w.vals = keys, vals
+	w.entries = append(w.entries, badger.Entry{Key: key, Value: val, ExpiresAt: expiresAt})
+}
+
+func (w *batch) set(entries []badger.Entry, size int64, seq uint64, record bool) error {
+	if w.txn == nil {
+		w.txn = w.s.db.NewTransaction(true)
+	}
+	for i := range entries {
+		if err := w.txn.SetEntry(&entries[i]); err != nil {
+			return err
+		}
+	}
+	w.count += int64(len(entries))
+	w.size += size
+	w.maxSeq = max(w.maxSeq, seq)
+	w.docsInTxn++
+	if record {
+		w.docs++
+	}
+	return nil
+}
+
+// commit adds the metadata to the open transaction, commits it and publishes the
+// new counters.
+func (w *batch) commit() error {
+	if w.txn == nil {
+		return nil
+	}
+	s := w.s
+	next := max(s.stored.Load(), w.maxSeq+1)
+	written := s.written.Load() + w.docs
+	be := binary.BigEndian
+	err := errors.Join(
+		w.txn.Set(metaKey(metaSeq), be.AppendUint64(nil, next)),
+		w.txn.Set(metaKey(metaDocs), be.AppendUint64(nil, written)),
+	)
+	if err == nil {
+		err = w.txn.Commit()
+	}
+	w.discard()
+	if err != nil {
+		return err
+	}
+	s.stored.Store(next)
+	s.written.Store(written)
+	raise(&s.next, next)
+	w.count, w.size, w.maxSeq, w.docs, w.docsInTxn = 0, 0, 0, 0, 0
+	return nil
+}
+
+func (w *batch) discard() {
+	if w.txn != nil {
+		w.txn.Discard()
+		w.txn = nil
+	}
+}
+
+// raise sets x to v if v is larger.
+func raise(x *atomic.Uint64, v uint64) {
+	for {
+		old := x.Load()
+		if old >= v || x.CompareAndSwap(old, v) {
+			return
+		}
+	}
+}
+
+// SetCluster rewrites the cluster id of a stored document, keeping its expiry.
+// It returns an error wrapping ErrNotFound if the document is not stored.
+func (s *Store) SetCluster(seq, cluster uint64) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	key := appendDocKey(nil, seq)
+	err := s.db.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		if err := setRecordCluster(v, cluster); err != nil {
+			return err
+		}
+		return txn.SetEntry(&badger.Entry{Key: key, Value: v, ExpiresAt: item.ExpiresAt()})
+	})
+	if err != nil {
+		return fmt.Errorf("set cluster of document %d: %w", seq, err)
+	}
+	return nil
+}

@@ -1,0 +1,87 @@
+// Package embedded runs an in-process Kafka-protocol broker (franz-go's kfake) on
+// loopback for trials, demos and tests; a Broker is safe for concurrent use.
+package embedded
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+)
+
+// Options configure an embedded broker. The zero value listens on a random
+// loopback port with one partition per seeded topic.
+type Options struct {
+	// Listen is host:port; the host must be a loopback address (kfake only
+	// binds loopback). Empty or port 0 picks a free port.
+	Listen string
+	// Topics are created at start.
+	Topics []string
+	// Partitions per seeded topic; zero means 1.
+	Partitions int
+	// AutoCreate lets clients create topics by producing or fetching metadata.
+	AutoCreate bool
+	// DataDir, when set, persists the log so a restarted broker keeps its
+	// records and committed offsets.
+	DataDir string
+}
+
+// Broker is a running embedded broker.
+type Broker struct {
+	cluster *kfake.Cluster
+}
+
+// Start starts a single-node broker.
+func Start(o Options) (*Broker, error) {
+	port, err := loopbackPort(o.Listen)
+	if err != nil {
+		return nil, err
+	}
+	parts := o.Partitions
+	if parts <= 0 {
+		parts = 1
+	}
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.Ports(port), kfake.DefaultNumPartitions(parts)}
+	if len(o.Topics) > 0 {
+		opts = append(opts, kfake.SeedTopics(int32(parts), o.Topics...))
+	}
+	if o.AutoCreate {
+		opts = append(opts, kfake.AllowAutoTopicCreation())
+	}
+	if o.DataDir != "" {
+		opts = append(opts, kfake.DataDir(o.DataDir))
+	}
+	c, err := kfake.NewCluster(opts...)
+	if err != nil {
+		return nil, fmt.Errorf("start embedded broker on %q: %w", o.Listen, err)
+	}
+	return &Broker{cluster: c}, nil
+}
+
+// Addr is the broker's host:port.
+func (b *Broker) Addr() string { return b.cluster.ListenAddrs()[0] }
+
+// Close stops the broker and closes client connections.
+func (b *Broker) Close() { b.cluster.Close() }
+
+func loopbackPort(listen string) (int, error) {
+	if listen == "" {
+		return 0, nil
+	}
+	host, p, err := net.SplitHostPort(listen)
+	if err != nil {
+		return 0, fmt.Errorf("broker listen address %q: %w", listen, err)
+	}
+	if host != "" && host != "localhost" {
+		ip := net.ParseIP(host)
+		if ip == nil || !ip.IsLoopback() {
+			return 0, fmt.Errorf("broker listen address %q: the embedded broker binds only loopback (127.0.0.1)", listen)
+		}
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return 0, fmt.Errorf("broker listen address %q: bad port", listen)
+	}
+	return port, nil
+}

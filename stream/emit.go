@@ -1,0 +1,112 @@
+package stream
+
+import (
+	"strconv"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// Output header names (contract: DESIGN.md, "Output headers").
+const (
+	HeaderVerdict    = "dedup.verdict"
+	HeaderOf         = "dedup.of"
+	HeaderSimilarity = "dedup.similarity"
+	HeaderCluster    = "dedup.cluster"
+	HeaderSketch     = "dedup.sketch"
+)
+
+// HeaderOriginalBytes is set on a dead-lettered record whose value was cut to
+// decode.max_message_bytes, with the value's full size.
+const HeaderOriginalBytes = "dedup.original_bytes"
+
+// Dead-letter header names, as Kafka Connect writes them, so existing DLQ tooling works.
+const (
+	HeaderErrTopic     = "__connect.errors.topic"
+	HeaderErrPartition = "__connect.errors.partition"
+	HeaderErrOffset    = "__connect.errors.offset"
+	HeaderErrStage     = "__connect.errors.stage"
+	HeaderErrClass     = "__connect.errors.exception.class.name"
+	HeaderErrMessage   = "__connect.errors.exception.message"
+)
+
+// outcome is what happened to one input record.
+type outcome struct {
+	verdict    Verdict
+	of         string  // id of the earliest matching document
+	similarity float64 // to that document; 1 for exact duplicates
+	cluster    uint64
+	err        *InputError // set when verdict is Invalid
+}
+
+// router builds the output messages for outcomes.
+type router struct {
+	kafka   KafkaConfig
+	maxVal  int // decode.max_message_bytes: the most a dead letter may weigh
+	mode    Mode
+	version string // sketch version for dedup.sketch
+}
+
+// route returns the message to write for in with outcome o, or ok=false when the
+// record is dropped (drop mode, no duplicates topic).
+func (r router) route(in *kafka.Message, o *outcome) (kafka.Message, bool) {
+	out := kafka.Message{Key: in.Key, Value: in.Value, Time: in.Time}
+	if o.verdict == Invalid {
+		out.Topic = r.kafka.DeadLetter
+		out.Headers = r.errorHeaders(in, o.err)
+		if messageSize(&out) > r.maxVal {
+			// The broker could refuse it, and the stream must not stall: cut the value.
+			out.Headers = append(out.Headers, kafka.Header{Key: HeaderOriginalBytes, Value: strconv.AppendInt(nil, int64(len(out.Value)), 10)})
+			room := r.maxVal - messageSize(&out) + len(out.Value)
+			out.Value = out.Value[:max(room, 0)]
+		}
+		return out, true
+	}
+	out.Topic = r.kafka.Output
+	if r.mode == ModeDrop && o.verdict.Duplicate() {
+		if r.kafka.Duplicates == "" {
+			return kafka.Message{}, false
+		}
+		out.Topic = r.kafka.Duplicates
+	}
+	out.Headers = r.verdictHeaders(in.Headers, o)
+	return out, true
+}
+
+func (r router) verdictHeaders(orig []kafka.Header, o *outcome) []kafka.Header {
+	h := make([]kafka.Header, 0, len(orig)+5)
+	h = append(h, withoutPrefix(orig, "dedup.")...)
+	h = append(h, kafka.Header{Key: HeaderVerdict, Value: []byte(o.verdict.String())})
+	if o.of != "" {
+		h = append(h,
+			kafka.Header{Key: HeaderOf, Value: []byte(o.of)},
+			kafka.Header{Key: HeaderSimilarity, Value: strconv.AppendFloat(nil, o.similarity, 'f', 3, 64)})
+	}
+	h = append(h,
+		kafka.Header{Key: HeaderCluster, Value: strconv.AppendUint(nil, o.cluster, 10)},
+		kafka.Header{Key: HeaderSketch, Value: []byte(r.version)})
+	return h
+}
+
+func (r router) errorHeaders(in *kafka.Message, e *InputError) []kafka.Header {
+	h := make([]kafka.Header, 0, len(in.Headers)+6)
+	h = append(h, withoutPrefix(in.Headers, "__connect.errors.")...)
+	return append(h,
+		kafka.Header{Key: HeaderErrTopic, Value: []byte(in.Topic)},
+		kafka.Header{Key: HeaderErrPartition, Value: strconv.AppendInt(nil, int64(in.Partition), 10)},
+		kafka.Header{Key: HeaderErrOffset, Value: strconv.AppendInt(nil, in.Offset, 10)},
+		kafka.Header{Key: HeaderErrStage, Value: []byte(e.Stage)},
+		kafka.Header{Key: HeaderErrClass, Value: []byte(e.Class)},
+		kafka.Header{Key: HeaderErrMessage, Value: []byte(e.Msg)})
+}
+
+// withoutPrefix drops incoming headers we are about to set, so a record that
+// passes through dedupstream twice carries one set of verdict headers.
+func withoutPrefix(hs []kafka.Header, prefix string) []kafka.Header {
+	out := hs[:0:0]
+	for _, h := range hs {
+		if len(h.Key) < len(prefix) || h.Key[:len(prefix)] != prefix {
+			out = append(out, h)
+		}
+	}
+	return out
+}

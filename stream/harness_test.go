@@ -1,0 +1,211 @@
+package stream_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+// harness is a real broker on loopback, a real Badger state directory, and the
+// pipeline between them, as a test sees them.
+type harness struct {
+	t      *testing.T
+	broker *embedded.Broker
+	cfg    stream.Config
+	params lsh.Params
+	dir    string
+}
+
+const (
+	topicIn   = "pages"
+	topicOut  = "pages.out"
+	topicDLQ  = "pages.dlq"
+	topicDups = "pages.dups"
+)
+
+func newHarness(t *testing.T, partitions int) *harness {
+	t.Helper()
+	b, err := embedded.Start(embedded.Options{Topics: []string{topicIn, topicOut, topicDLQ, topicDups}, Partitions: partitions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	h := &harness{t: t, broker: b, dir: t.TempDir()}
+	h.cfg.Kafka = stream.KafkaConfig{Brokers: []string{b.Addr()}, Input: topicIn, Output: topicOut, DeadLetter: topicDLQ, Group: "test"}
+	h.cfg.Batch.Size = 64
+	h.cfg.Batch.Linger = 5 * time.Millisecond
+	h.cfg.EnsureDefaults()
+	h.params.EnsureDefaults()
+	return h
+}
+
+// produce writes msgs to the input topic and waits for the acknowledgement.
+func (h *harness) produce(msgs ...kafka.Message) {
+	h.t.Helper()
+	w := &kafka.Writer{Addr: kafka.TCP(h.broker.Addr()), Topic: topicIn, Balancer: &kafka.Hash{},
+		BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	defer w.Close()
+	if err := w.WriteMessages(context.Background(), msgs...); err != nil {
+		h.t.Fatalf("produce: %v", err)
+	}
+}
+
+// open opens the state directory and builds a pipeline on it.
+func (h *harness) open() (*stream.Pipeline, *state.Store) {
+	h.t.Helper()
+	if err := h.cfg.Validate(); err != nil {
+		h.t.Fatal(err)
+	}
+	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: h.params.Version()})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	p, err := stream.New(h.cfg, stream.Deps{
+		Logger: zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)), Cleaner: clean.New(clean.Options{}),
+		Sketcher: lsh.NewSketcher(h.params), Index: st,
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return p, st
+}
+
+// runUntil runs a pipeline until it has processed n records (or Run returns),
+// then stops it gracefully and closes it and its state. It returns Run's error.
+func (h *harness) runUntil(n int64, hook func(string) error) (stream.Counts, error) {
+	return h.runWhile(func(p *stream.Pipeline) bool { return p.Counts().Records < n }, hook)
+}
+
+// runToEnd runs a pipeline until the group has committed the whole input topic.
+func (h *harness) runToEnd(hook func(string) error) (stream.Counts, error) {
+	last := time.Now()
+	return h.runWhile(func(*stream.Pipeline) bool {
+		if time.Since(last) < 100*time.Millisecond {
+			return true
+		}
+		last = time.Now()
+		return !h.drained()
+	}, hook)
+}
+
+func (h *harness) runWhile(more func(*stream.Pipeline) bool, hook func(string) error) (stream.Counts, error) {
+	h.t.Helper()
+	p, st := h.open()
+	if hook != nil {
+		p.SetCrashHook(hook)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	var err error
+	deadline := time.After(60 * time.Second)
+wait:
+	for more(p) {
+		select {
+		case err = <-done:
+			break wait
+		case <-deadline:
+			cancel()
+			h.t.Fatalf("timed out after %d records", p.Counts().Records)
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+	cancel()
+	if err == nil {
+		err = <-done
+	}
+	c := p.Counts()
+	if cerr := errors.Join(p.Close(), st.Close()); cerr != nil {
+		h.t.Fatalf("close: %v", cerr)
+	}
+	return c, err
+}
+
+// output is one record read back from an output topic.
+type output struct {
+	topic   string
+	key     string
+	value   []byte
+	headers map[string]string
+}
+
+// readAll reads every record currently in topic (all partitions).
+func (h *harness) readAll(topic string) []output {
+	h.t.Helper()
+	conn, err := kafka.Dial("tcp", h.broker.Addr())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer conn.Close()
+	parts, err := conn.ReadPartitions(topic)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var out []output
+	for _, p := range parts {
+		out = append(out, h.readPartition(topic, p.ID)...)
+	}
+	return out
+}
+
+func (h *harness) readPartition(topic string, partition int) []output {
+	conn, err := kafka.DialLeader(context.Background(), "tcp", h.broker.Addr(), topic, partition)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	defer conn.Close()
+	last, err := conn.ReadLastOffset()
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{h.broker.Addr()}, Topic: topic, Partition: partition, MaxWait: 50 * time.Millisecond})
+	defer r.Close()
+	var out []output
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for int64(len(out)) < last {
+		m, err := r.ReadMessage(ctx)
+		if err != nil {
+			h.t.Fatalf("read %s/%d: %v", topic, partition, err)
+		}
+		hs := make(map[string]string, len(m.Headers))
+		for _, hd := range m.Headers {
+			hs[hd.Key] = string(hd.Value)
+		}
+		out = append(out, output{topic: topic, key: string(m.Key), value: m.Value, headers: hs})
+	}
+	return out
+}
+
+// corpusPath finds a file of ../shared/corpora beside the repository, or skips.
+func corpusPath(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "corpora", name)
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	t.Skipf("corpus %s not found in a shared/corpora beside the repository", name)
+	return ""
+}
+
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,0 +1,130 @@
+package stream
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"go.uber.org/zap"
+)
+
+func newReader(cfg Config, log *zap.Logger) *kafka.Reader {
+	start := kafka.FirstOffset
+	if cfg.Kafka.StartOffset == "latest" {
+		start = kafka.LastOffset
+	}
+	return kafka.NewReader(kafka.ReaderConfig{
+		Brokers:        cfg.Kafka.Brokers,
+		GroupID:        cfg.Kafka.Group,
+		Topic:          cfg.Kafka.Input,
+		Dialer:         &kafka.Dialer{ClientID: cfg.Kafka.ClientID, Timeout: 10 * time.Second, DualStack: true},
+		MinBytes:       1,
+		MaxBytes:       16 << 20,
+		MaxWait:        100 * time.Millisecond,
+		QueueCapacity:  cfg.Batch.Size,
+		CommitInterval: 0, // synchronous commits: the offset is marked only after state is written
+		StartOffset:    start,
+		Logger:         kafkaLogger(log.Debug),
+		ErrorLogger:    kafkaLogger(log.Warn),
+	})
+}
+
+func newWriter(cfg Config, log *zap.Logger) *kafka.Writer {
+	return &kafka.Writer{
+		Addr:         kafka.TCP(cfg.Kafka.Brokers...),
+		Balancer:     &kafka.Hash{}, // same key, same partition; keyless records spread round-robin
+		RequiredAcks: kafka.RequireAll,
+		BatchSize:    cfg.Batch.Size,
+		BatchBytes:   int64(cfg.Kafka.MaxBatchBytes),
+		BatchTimeout: time.Millisecond, // WriteMessages is synchronous: don't sit on partial batches
+		MaxAttempts:  3,
+		Transport:    &kafka.Transport{ClientID: cfg.Kafka.ClientID},
+		ErrorLogger:  kafkaLogger(log.Warn),
+	}
+}
+
+// kafkaLogger adapts kafka-go's printf-style logging to zap.
+func kafkaLogger(f func(string, ...zap.Field)) kafka.LoggerFunc {
+	return func(format string, args ...any) {
+		f(strings.TrimSpace(fmt.Sprintf(format, args...)), zap.String("component", "kafka-go"))
+	}
+}
+
+// emit routes each record by its outcome and writes the results.
+func (p *Pipeline) emit(ctx context.Context, in []kafka.Message, outs []outcome) error {
+	msgs := make([]kafka.Message, 0, len(in))
+	for i := range in {
+		if m, ok := p.route.route(&in[i], &outs[i]); ok {
+			msgs = append(msgs, m)
+		}
+	}
+	return p.write(ctx, msgs)
+}
+
+// write writes msgs and waits for the broker's acknowledgement, retrying failed
+// messages with backoff until they are written or ctx ends.
+func (p *Pipeline) write(ctx context.Context, msgs []kafka.Message) error {
+	backoff := p.cfg.Batch.RetryBackoff
+	for len(msgs) > 0 {
+		err := p.writer.WriteMessages(ctx, msgs...)
+		if err == nil {
+			return nil
+		}
+		msgs = failedOnly(msgs, err)
+		p.m.retries.WithLabelValues("write").Inc()
+		p.log.Warn("write failed, retrying", zap.Int("messages", len(msgs)), zap.Duration("backoff", backoff), zap.Error(err))
+		if !sleep(ctx, backoff) {
+			return errors.Join(errors.New("emit abandoned at shutdown; the batch will be replayed"), err)
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+	return nil
+}
+
+// failedOnly keeps the messages a write error reports as failed; when the error
+// is not per message, all of them.
+func failedOnly(msgs []kafka.Message, err error) []kafka.Message {
+	var werrs kafka.WriteErrors
+	if !errors.As(err, &werrs) || len(werrs) != len(msgs) {
+		return msgs
+	}
+	failed := msgs[:0]
+	for i, e := range werrs {
+		if e != nil {
+			failed = append(failed, msgs[i])
+		}
+	}
+	return failed
+}
+
+// commit marks the batch's offsets. A failed commit is retried a few times, then
+// left: the records will be redelivered and get their stored verdicts again.
+func (p *Pipeline) commit(ctx context.Context, msgs []kafka.Message) {
+	backoff := p.cfg.Batch.RetryBackoff
+	for attempt := 1; ; attempt++ {
+		err := p.reader.CommitMessages(ctx, msgs...)
+		if err == nil {
+			return
+		}
+		p.m.retries.WithLabelValues("commit").Inc()
+		if attempt == 5 || !sleep(ctx, backoff) {
+			p.log.Warn("commit failed; records will be redelivered", zap.Int("records", len(msgs)), zap.Error(err))
+			return
+		}
+		backoff = min(2*backoff, 30*time.Second)
+	}
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}

@@ -1,0 +1,83 @@
+package stream
+
+import (
+	"sync"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+)
+
+// item is one input record after decode, clean and sketch.
+type item struct {
+	msg       *kafka.Message
+	rec       Record
+	err       *InputError // non-nil: the record is invalid
+	hash      uint64      // content hash of the cleaned text
+	sig       lsh.Signature
+	bands     []uint64
+	truncated bool // the cleaner hit its token cap
+}
+
+// preparer decodes, cleans and sketches records. It is safe for concurrent use;
+// each goroutine brings its own scratch.
+type preparer struct {
+	dec     decoder
+	cleaner *clean.Cleaner
+	sketch  *lsh.Sketcher
+}
+
+// scratch holds per-worker buffers reused across records.
+type scratch struct {
+	text     []byte
+	shingles []uint64
+}
+
+func (p *preparer) prepare(m *kafka.Message, s *scratch) item {
+	it := item{msg: m}
+	rec, ierr := p.dec.decode(m, clean.LooksLikeHTML)
+	if ierr != nil {
+		it.err = ierr
+		return it
+	}
+	it.rec = rec
+	var res clean.Result
+	if rec.HTML {
+		s.text, res = p.cleaner.HTML(s.text[:0], rec.Body)
+	} else {
+		s.text, res = p.cleaner.Text(s.text[:0], rec.Body)
+	}
+	if res.Tokens == 0 {
+		it.err = &InputError{Stage: StageClean, Class: "dedupstream.NoText", Msg: "no words left after cleaning"}
+		return it
+	}
+	it.truncated = res.Truncated
+	it.hash = lsh.ContentHash(s.text)
+	s.shingles = p.sketch.Shingles(s.shingles[:0], s.text)
+	it.sig = p.sketch.Signature(nil, s.shingles)
+	it.bands = p.sketch.BandKeys(nil, it.sig)
+	return it
+}
+
+// prepareAll prepares msgs on up to workers goroutines, keeping input order.
+func (p *preparer) prepareAll(msgs []kafka.Message, workers int, pool *sync.Pool) []item {
+	items := make([]item, len(msgs))
+	if workers > len(msgs) {
+		workers = len(msgs)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			s := pool.Get().(*scratch)
+			defer pool.Put(s)
+			for i := w; i < len(msgs); i += workers {
+				items[i] = p.prepare(&msgs[i], s)
+			}
+		}(w)
+	}
+	wg.Wait()
+	return items
+}

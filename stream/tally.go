@@ -1,0 +1,57 @@
+package stream
+
+import (
+	"go.uber.org/zap"
+)
+
+// tally updates counts and metrics after a batch is committed.
+func (p *Pipeline) tally(items []item, outs []outcome) {
+	st := p.dec.stats
+	p.mu.Lock()
+	c := &p.counts
+	c.Batches++
+	c.Records += int64(len(outs))
+	c.Replayed += int64(st.replayed)
+	for i := range outs {
+		p.tallyOne(c, &items[i], &outs[i])
+	}
+	p.mu.Unlock()
+	p.m.batchSize.Observe(float64(len(outs)))
+	p.m.replayed.Add(float64(st.replayed))
+	p.m.candidates.Add(float64(st.candidates))
+	p.m.capped.WithLabelValues("bucket").Add(float64(st.cappedBuckets))
+	p.m.capped.WithLabelValues("candidates").Add(float64(st.cappedLookups))
+	*st = decideStats{}
+}
+
+func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
+	p.m.records.WithLabelValues(o.verdict.String()).Inc()
+	if it.truncated {
+		p.m.capped.WithLabelValues("tokens").Inc()
+	}
+	switch o.verdict {
+	case Invalid:
+		c.Invalid++
+		p.m.deadLetter.WithLabelValues(o.err.Class).Inc()
+		p.log.Info("dead-lettered", zap.String("topic", it.msg.Topic), zap.Int("partition", it.msg.Partition),
+			zap.Int64("offset", it.msg.Offset), zap.String("class", o.err.Class), zap.String("reason", o.err.Msg))
+		return
+	case Unique:
+		c.Unique++
+	case NearDuplicate:
+		c.NearDuplicate++
+	case ExactDuplicate:
+		c.ExactDuplicate++
+	case Contained:
+		c.Contained++
+	}
+	switch {
+	case p.cfg.Mode == ModeTag || !o.verdict.Duplicate():
+		c.Forwarded++
+	case p.cfg.Kafka.Duplicates != "":
+		c.ToDuplicates++
+	default:
+		c.Dropped++
+		p.m.dropped.Inc()
+	}
+}
