@@ -1,8 +1,11 @@
 package stream
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/segmentio/kafka-go"
 
@@ -10,26 +13,26 @@ import (
 	"github.com/dedupstream/dedupstream/state"
 )
 
-// decider gives each prepared record its verdict. It is used by one goroutine.
+// decider gives each prepared record its verdict. decideBatch is called by one
+// goroutine; retire may be called by another.
 //
 // A record's verdict depends only on documents stored before it: the replay
 // lookup returns the verdict a record already got, and every other lookup is
-// bounded by the record's own sequence number. Documents decided earlier in the
-// same batch are not stored yet; the batch overlay stands in for them.
+// bounded by the record's own sequence number. Documents decided in this batch,
+// and in earlier batches whose postings are not published yet, are not
+// findable in state; their overlays stand in for them.
 type decider struct {
 	index     Index
 	threshold float64
-	stats     *decideStats
 
 	cands []state.Doc   // reused candidate buffer
 	sig   lsh.Signature // reused decoded candidate signature
-	batch *overlay      // documents decided in the current batch
-	// republish holds replayed documents whose postings are written again:
-	// the crash that caused the replay may have come before they were.
-	republish []state.Doc
+
+	mu      sync.Mutex
+	pending []*overlay // decided batches not yet published, oldest first
 }
 
-// decideStats counts lookup work for metrics.
+// decideStats counts a batch's lookup work for metrics.
 type decideStats struct {
 	candidates    int // candidates verified
 	cappedBuckets int // band buckets cut by state.max_bucket
@@ -38,17 +41,33 @@ type decideStats struct {
 }
 
 // decided is a batch's decisions: one outcome per item, the new documents to
-// stage, and every document whose postings to publish once the output is acknowledged.
+// stage, and every document whose postings to publish once the output is
+// acknowledged (new ones, and replayed ones whose publish a crash may have cut).
 type decided struct {
 	outs    []outcome
 	stage   []state.Doc
 	publish []state.Doc
+	overlay *overlay // retire it once published
+	stats   decideStats
+}
+
+// batchView is what one batch's decisions consult besides state.
+type batchView struct {
+	pending []*overlay // snapshot of earlier unpublished batches
+	cur     *overlay
+	all     []*overlay // pending, then cur
+	stats   *decideStats
+	replays []state.Doc
 }
 
 // decideBatch decides every item of a batch in order.
 func (d *decider) decideBatch(items []item) (decided, error) {
-	d.batch = newOverlay()
-	d.republish = d.republish[:0]
+	v := &batchView{cur: newOverlay(), stats: &decideStats{}}
+	d.mu.Lock()
+	v.pending = slices.Clone(d.pending)
+	d.pending = append(d.pending, v.cur)
+	d.mu.Unlock()
+	v.all = append(slices.Clip(v.pending), v.cur)
 	outs := make([]outcome, len(items))
 	for i := range items {
 		it := &items[i]
@@ -56,25 +75,36 @@ func (d *decider) decideBatch(items []item) (decided, error) {
 			outs[i] = outcome{verdict: Invalid, err: it.err}
 			continue
 		}
-		o, err := d.decide(it)
+		o, err := d.decide(v, it)
 		if err != nil {
+			d.retire(v.cur)
 			return decided{}, fmt.Errorf("decide %q (partition %d offset %d): %w", it.rec.ID, it.msg.Partition, it.msg.Offset, err)
 		}
 		outs[i] = o
 	}
-	return decided{outs: outs, stage: d.batch.docs, publish: append(d.republish, d.batch.docs...)}, nil
+	return decided{
+		outs: outs, stage: v.cur.docs, publish: append(v.replays, v.cur.docs...),
+		overlay: v.cur, stats: *v.stats,
+	}, nil
 }
 
-func (d *decider) decide(it *item) (outcome, error) {
-	if doc, ok, err := d.replayed(it); err != nil || ok {
-		d.stats.replayed += btoi(ok)
+// retire forgets a batch's overlay once its documents are published.
+func (d *decider) retire(o *overlay) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.pending = slices.DeleteFunc(d.pending, func(p *overlay) bool { return p == o })
+}
+
+func (d *decider) decide(v *batchView, it *item) (outcome, error) {
+	if doc, ok, err := d.replayed(v, it); err != nil || ok {
+		v.stats.replayed += btoi(ok)
 		return storedOutcome(doc), err
 	}
 	doc := state.Doc{
 		Seq: d.index.Reserve(), ID: it.rec.ID, Source: sourceOf(it.msg), URL: it.rec.URL, Time: it.msg.Time,
 		ContentHash: it.hash, Sketch: it.sig.AppendBinary(nil), Bands: it.bands,
 	}
-	o, orig, err := d.match(it, doc.Seq)
+	o, orig, err := d.match(v, it, doc.Seq)
 	if err != nil {
 		return outcome{}, err
 	}
@@ -89,53 +119,58 @@ func (d *decider) decide(it *item) (outcome, error) {
 		doc.Bands = nil // its postings would repeat the original's
 	}
 	o.cluster = doc.Cluster
-	d.batch.add(doc)
+	v.cur.add(doc)
 	return o, nil
 }
 
-func (d *decider) replayed(it *item) (state.Doc, bool, error) {
+func (d *decider) replayed(v *batchView, it *item) (state.Doc, bool, error) {
 	src := sourceOf(it.msg)
-	if doc, ok := d.batch.replayed(src, it.hash); ok {
-		return doc, true, nil
+	for _, o := range v.all {
+		if doc, ok := o.replayed(src, it.hash); ok {
+			return doc, true, nil
+		}
 	}
 	doc, ok, err := d.index.Replayed(src, it.hash)
-	if ok && Verdict(doc.Verdict) != ExactDuplicate {
+	if !ok || err != nil {
+		return doc, false, err
+	}
+	if Verdict(doc.Verdict) != ExactDuplicate {
 		doc.Bands = it.bands // bands are not stored; the same text gives the same ones
 	}
-	if ok {
-		d.republish = append(d.republish, doc)
-	}
-	return doc, ok, err
+	v.replays = append(v.replays, doc)
+	return doc, true, nil
 }
 
-// match finds the earliest document before seq that it duplicates.
-func (d *decider) match(it *item, seq uint64) (outcome, *state.Doc, error) {
+// match finds the earliest document before seq that this one duplicates.
+func (d *decider) match(v *batchView, it *item, seq uint64) (outcome, *state.Doc, error) {
 	orig, ok, err := d.index.Exact(it.hash, seq)
 	if err != nil {
 		return outcome{}, nil, err
 	}
-	if !ok {
-		orig, ok = d.batch.exact(it.hash)
+	for _, o := range v.all {
+		if doc, found := o.exact(it.hash); found && (!ok || doc.Seq < orig.Seq) {
+			orig, ok = doc, true
+		}
 	}
 	if ok {
 		return outcome{verdict: ExactDuplicate, similarity: 1}, &orig, nil
 	}
-	return d.near(it, seq)
+	return d.near(v, it, seq)
 }
 
 // near verifies LSH candidates in sequence order and returns the first whose
 // estimated resemblance reaches the threshold.
-func (d *decider) near(it *item, seq uint64) (outcome, *state.Doc, error) {
+func (d *decider) near(v *batchView, it *item, seq uint64) (outcome, *state.Doc, error) {
 	cands, capped, err := d.index.Candidates(d.cands[:0], it.bands, seq)
 	if err != nil {
 		return outcome{}, nil, err
 	}
-	d.stats.cappedBuckets += capped.Buckets
-	d.stats.cappedLookups += btoi(capped.Candidates)
-	cands = d.batch.candidates(cands, it.bands)
+	v.stats.cappedBuckets += capped.Buckets
+	v.stats.cappedLookups += btoi(capped.Candidates)
+	cands = mergeCandidates(cands, v, it.bands)
 	d.cands = cands
 	for i := range cands {
-		d.stats.candidates++
+		v.stats.candidates++
 		if d.sig, err = lsh.DecodeSignature(d.sig, cands[i].Sketch); err != nil {
 			return outcome{}, nil, fmt.Errorf("candidate %d: %w", cands[i].Seq, err)
 		}
@@ -145,6 +180,22 @@ func (d *decider) near(it *item, seq uint64) (outcome, *state.Doc, error) {
 		}
 	}
 	return outcome{verdict: Unique}, nil, nil
+}
+
+// mergeCandidates adds the overlays' candidates to those from state, in
+// sequence order without repeats: a pending batch being published meanwhile can
+// be in both.
+func mergeCandidates(cands []state.Doc, v *batchView, bands []uint64) []state.Doc {
+	n := len(cands)
+	for _, o := range v.pending {
+		cands = o.candidates(cands, bands)
+	}
+	cands = v.cur.candidates(cands, bands)
+	if len(v.pending) == 0 || len(cands) == n {
+		return cands // state's are sorted and all smaller than the current batch's
+	}
+	slices.SortStableFunc(cands, func(a, b state.Doc) int { return cmp.Compare(a.Seq, b.Seq) })
+	return slices.CompactFunc(cands, func(a, b state.Doc) bool { return a.Seq == b.Seq })
 }
 
 // sourceOf names a record by its input position, which a redelivery repeats and a

@@ -57,8 +57,12 @@ func (d decoder) decode(m *kafka.Message, looksHTML func([]byte) bool) (Record, 
 	switch {
 	case d.cfg.Format == FormatJSON:
 		rec, ierr = d.decodeJSON(v)
-	case d.cfg.Format == FormatAuto && isJSONObject(v):
-		rec, ierr = d.decodeJSON(v)
+	case d.cfg.Format == FormatAuto && startsObject(v):
+		// A value that starts like an object and parses as one is a record;
+		// one that does not parse is a page that happens to start with "{".
+		if rec, ierr = d.decodeJSON(v); ierr != nil && ierr.Class == "dedupstream.MalformedJSON" {
+			rec, ierr = decodeRaw(v, looksHTML)
+		}
 	default:
 		rec, ierr = decodeRaw(v, looksHTML)
 	}
@@ -80,9 +84,9 @@ func messageSize(m *kafka.Message) int {
 	return n
 }
 
-func isJSONObject(v []byte) bool {
+func startsObject(v []byte) bool {
 	t := bytes.TrimLeft(v, " \t\r\n")
-	return len(t) > 0 && t[0] == '{' && json.Valid(v)
+	return len(t) > 0 && t[0] == '{'
 }
 
 func decodeRaw(v []byte, looksHTML func([]byte) bool) (Record, *InputError) {
@@ -106,10 +110,17 @@ func firstInvalidUTF8(v []byte) int {
 	return -1
 }
 
+// decodeJSON reads a record: one pass to check and one to decode, with numbers
+// kept as written so integer ids stay exact.
 func (d decoder) decodeJSON(v []byte) (Record, *InputError) {
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(v, &obj); err != nil {
+	var obj map[string]any
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber()
+	if err := dec.Decode(&obj); err != nil {
 		return Record{}, decodeErr("MalformedJSON", "value is not a JSON object: %v", err)
+	}
+	if dec.More() {
+		return Record{}, decodeErr("MalformedJSON", "value has data after its JSON object")
 	}
 	f := d.cfg.Fields
 	var rec Record
@@ -129,7 +140,7 @@ func (d decoder) decodeJSON(v []byte) (Record, *InputError) {
 }
 
 // jsonBody prefers the HTML field, then the text field.
-func (d decoder) jsonBody(obj map[string]json.RawMessage, rec Record) (Record, *InputError) {
+func (d decoder) jsonBody(obj map[string]any, rec Record) (Record, *InputError) {
 	f := d.cfg.Fields
 	html, err := jsonString(obj[f.HTML])
 	if err != nil {
@@ -151,40 +162,36 @@ func (d decoder) jsonBody(obj map[string]json.RawMessage, rec Record) (Record, *
 }
 
 // jsonString reads a string field; absent and null are "".
-func jsonString(raw json.RawMessage) (string, error) {
-	if len(raw) == 0 || string(raw) == "null" {
+func jsonString(v any) (string, error) {
+	switch x := v.(type) {
+	case nil:
 		return "", nil
+	case string:
+		return x, nil
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", fmt.Errorf("want a string, got %s", jsonKind(raw))
-	}
-	return s, nil
+	return "", fmt.Errorf("want a string, got %s", jsonKind(v))
 }
 
-// jsonID reads an id that may be a string or an integer.
-func jsonID(raw json.RawMessage) (string, error) {
-	if len(raw) > 0 && (raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9')) {
-		var n json.Number
-		if err := json.Unmarshal(raw, &n); err == nil {
-			return n.String(), nil
-		}
+// jsonID reads an id that may be a string or a number.
+func jsonID(v any) (string, error) {
+	if n, ok := v.(json.Number); ok {
+		return n.String(), nil
 	}
-	return jsonString(raw)
+	return jsonString(v)
 }
 
-func jsonKind(raw json.RawMessage) string {
-	switch raw[0] {
-	case '{':
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
 		return "an object"
-	case '[':
+	case []any:
 		return "an array"
-	case 't', 'f':
+	case bool:
 		return "a boolean"
-	case '"':
-		return "a string"
+	case json.Number:
+		return "a number"
 	}
-	return "a number"
+	return fmt.Sprintf("%T", v)
 }
 
 // fallbackID names a record with neither an id field nor a key by its position,

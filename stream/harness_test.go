@@ -86,12 +86,12 @@ func (h *harness) open() (*stream.Pipeline, *state.Store) {
 
 // runUntil runs a pipeline until it has processed n records (or Run returns),
 // then stops it gracefully and closes it and its state. It returns Run's error.
-func (h *harness) runUntil(n int64, hook func(string) error) (stream.Counts, error) {
+func (h *harness) runUntil(n int64, hook func(string, int) error) (stream.Counts, error) {
 	return h.runWhile(func(p *stream.Pipeline) bool { return p.Counts().Records < n }, hook)
 }
 
 // runToEnd runs a pipeline until the group has committed the whole input topic.
-func (h *harness) runToEnd(hook func(string) error) (stream.Counts, error) {
+func (h *harness) runToEnd(hook func(string, int) error) (stream.Counts, error) {
 	last := time.Now()
 	return h.runWhile(func(*stream.Pipeline) bool {
 		if time.Since(last) < 100*time.Millisecond {
@@ -102,7 +102,7 @@ func (h *harness) runToEnd(hook func(string) error) (stream.Counts, error) {
 	}, hook)
 }
 
-func (h *harness) runWhile(more func(*stream.Pipeline) bool, hook func(string) error) (stream.Counts, error) {
+func (h *harness) runWhile(more func(*stream.Pipeline) bool, hook func(string, int) error) (stream.Counts, error) {
 	h.t.Helper()
 	p, st := h.open()
 	if hook != nil {

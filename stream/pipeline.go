@@ -48,9 +48,9 @@ type Pipeline struct {
 	// that benchmarks compare the filter with.
 	passthrough bool
 
-	// crash, when set by tests, is called after each stage of a batch; an error
-	// aborts Run there, as a crash would.
-	crash func(stage string) error
+	// crash, when set by tests, is called after each stage of a batch (from the
+	// goroutine running that stage); an error aborts Run there, as a crash would.
+	crash func(stage string, batch int) error
 }
 
 // Counts are running totals since the pipeline was created.
@@ -84,7 +84,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		route: router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Sketcher.Params().Version()},
 		m:     newMetrics(d.Registry),
 	}
-	p.dec = decider{index: d.Index, threshold: d.Sketcher.Params().Threshold, stats: &decideStats{}}
+	p.dec = decider{index: d.Index, threshold: d.Sketcher.Params().Threshold}
 	p.pool.New = func() any { return new(scratch) }
 	p.reader = newReader(cfg, p.log)
 	p.writer = newWriter(cfg, p.log)
@@ -116,28 +116,103 @@ func (p *Pipeline) Counts() Counts {
 }
 
 // Run consumes until ctx is cancelled or a non-retryable error occurs. When ctx
-// is cancelled it stops fetching and finishes the batch in hand — emit, store,
+// is cancelled it stops fetching and finishes the batches in hand — emit, store,
 // commit — giving that work up to shutdown_timeout.
+//
+// Three goroutines, owned by Run, pass batches along in order: one fetches and
+// prepares (decode, clean, sketch — in parallel), one decides and stages, and
+// Run's own emits, publishes and commits. Batch k+1 is decided while batch k is
+// being emitted; the decider's overlays let it see k's documents.
 func (p *Pipeline) Run(ctx context.Context) error {
 	drain, stop := drainContext(ctx, p.cfg.ShutdownTimeout)
 	defer stop()
+	work, cancelWork := context.WithCancelCause(ctx) // stops fetching: shutdown, or an error
+	abort := func() { cancelWork(errAborted) }
+	defer abort()
 	p.running.Store(true)
 	defer p.running.Store(false)
-	for ctx.Err() == nil {
-		msgs, err := p.fetch(ctx)
-		if len(msgs) > 0 {
-			if ctx.Err() != nil {
-				p.running.Store(false)
-			}
-			if perr := p.process(drain, msgs); perr != nil {
-				return perr
+	prepared := make(chan batch, 1)
+	decided := make(chan batch, 1)
+	fetchErr := make(chan error, 1)
+	decideErr := make(chan error, 1)
+	go func() { fetchErr <- p.fetchLoop(work, prepared) }()
+	go func() { decideErr <- p.decideLoop(work, abort, prepared, decided) }()
+	err := p.finishLoop(ctx, drain, abort, decided)
+	return errors.Join(err, <-decideErr, <-fetchErr)
+}
+
+// errAborted cancels fetching when a stage fails (as opposed to a shutdown,
+// which lets the batches in hand finish).
+var errAborted = errors.New("stream: aborted after an error")
+
+// batch is a fetched batch as it moves through the pipeline.
+type batch struct {
+	n     int // batch number within this Run, from 1
+	msgs  []kafka.Message
+	items []item  // prepared records (not in passthrough)
+	dec   decided // decisions, once made
+}
+
+// decideLoop decides and stages each prepared batch, in order. After an error,
+// or once work is cancelled by one, it passes nothing on but keeps draining.
+func (p *Pipeline) decideLoop(work context.Context, abort func(), in <-chan batch, out chan<- batch) error {
+	defer close(out)
+	var err error
+	for b := range in {
+		if err != nil || context.Cause(work) == errAborted {
+			continue // a later stage failed: these records will be redelivered
+		}
+		if !p.passthrough {
+			if err = p.decide(&b); err != nil {
+				abort()
+				continue
 			}
 		}
-		if err != nil && ctx.Err() == nil {
+		out <- b
+	}
+	return err
+}
+
+// finishLoop emits, publishes and commits each decided batch, in order.
+func (p *Pipeline) finishLoop(ctx, drain context.Context, abort func(), in <-chan batch) error {
+	var err error
+	for b := range in {
+		if err != nil {
+			continue // draining after an error: these records will be redelivered
+		}
+		if ctx.Err() != nil {
+			p.running.Store(false)
+		}
+		if err = p.finish(drain, b); err != nil {
+			abort()
+		}
+	}
+	return err
+}
+
+// fetchLoop fetches and prepares batches until ctx ends or a fetch fails, and
+// closes out when it returns.
+func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
+	defer close(out)
+	for n := 1; ; {
+		msgs, err := p.fetch(ctx)
+		if len(msgs) > 0 {
+			b := batch{n: n, msgs: msgs}
+			n++
+			if !p.passthrough {
+				start := time.Now()
+				b.items = p.prep.prepareAll(msgs, p.workers(), &p.pool)
+				p.observe("prepare", start)
+			}
+			out <- b
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case err != nil:
 			return fmt.Errorf("fetch from %s: %w", p.cfg.Kafka.Input, err)
 		}
 	}
-	return nil
 }
 
 // Close closes the Kafka reader and writer. The index is the caller's to close.
@@ -165,49 +240,53 @@ func (p *Pipeline) fetch(ctx context.Context) ([]kafka.Message, error) {
 	return msgs, nil
 }
 
-// process takes one batch through decide → stage → emit → publish → commit.
-// A crash after any step replays the batch: staged records give replayed
-// records their first verdicts, and publishing again is harmless.
-func (p *Pipeline) process(ctx context.Context, msgs []kafka.Message) error {
-	if p.passthrough {
-		return p.forward(ctx, msgs)
-	}
+// decide decides a batch and stages its new documents, so that whatever
+// happens next, a replay finds the verdicts given here.
+func (p *Pipeline) decide(b *batch) error {
 	start := time.Now()
-	items := p.prep.prepareAll(msgs, p.workers(), &p.pool)
-	start = p.observe("prepare", start)
-	dec, err := p.dec.decideBatch(items)
+	dec, err := p.dec.decideBatch(b.items)
 	if err != nil {
 		return err
 	}
+	b.dec = dec
 	start = p.observe("decide", start)
-	if err := p.step("decided"); err != nil {
+	if err := p.step("decided", b.n); err != nil {
 		return err
 	}
 	if err := p.index.Stage(dec.stage); err != nil {
 		return fmt.Errorf("stage %d documents: %w", len(dec.stage), err)
 	}
-	start = p.observe("stage", start)
-	if err := p.step("staged"); err != nil {
-		return err
+	p.observe("stage", start)
+	return p.step("staged", b.n)
+}
+
+// finish takes a decided batch through emit → publish → commit. A crash after
+// any step replays the batch: staged records give replayed records their first
+// verdicts, and publishing again is harmless.
+func (p *Pipeline) finish(ctx context.Context, b batch) error {
+	if p.passthrough {
+		return p.forward(ctx, b.msgs)
 	}
-	if err := p.emit(ctx, msgs, dec.outs); err != nil {
+	start := time.Now()
+	if err := p.emit(ctx, b.msgs, b.dec.outs); err != nil {
 		return err
 	}
 	start = p.observe("emit", start)
-	if err := p.step("emitted"); err != nil {
+	if err := p.step("emitted", b.n); err != nil {
 		return err
 	}
-	if err := p.index.Publish(dec.publish); err != nil {
-		return fmt.Errorf("publish %d documents: %w", len(dec.publish), err)
+	if err := p.index.Publish(b.dec.publish); err != nil {
+		return fmt.Errorf("publish %d documents: %w", len(b.dec.publish), err)
 	}
+	p.dec.retire(b.dec.overlay)
 	start = p.observe("publish", start)
-	if err := p.step("published"); err != nil {
+	if err := p.step("published", b.n); err != nil {
 		return err
 	}
-	p.commit(ctx, msgs)
+	p.commit(ctx, b.msgs)
 	p.observe("commit", start)
-	p.tally(items, dec.outs)
-	return p.step("committed")
+	p.tally(b.items, &b.dec)
+	return p.step("committed", b.n)
 }
 
 // forward is process for a passthrough pipeline: emit unchanged, then commit.
@@ -241,11 +320,11 @@ func (p *Pipeline) observe(stage string, since time.Time) time.Time {
 	return now
 }
 
-func (p *Pipeline) step(stage string) error {
+func (p *Pipeline) step(stage string, batch int) error {
 	if p.crash == nil {
 		return nil
 	}
-	return p.crash(stage)
+	return p.crash(stage, batch)
 }
 
 // drainContext returns a context that outlives ctx by grace, so work already

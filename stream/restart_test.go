@@ -11,13 +11,9 @@ import (
 var errCrash = errors.New("simulated crash")
 
 // crashAt returns a hook that fails at stage of the n-th batch.
-func crashAt(stage string, n int) func(string) error {
-	batches := 0
-	return func(s string) error {
-		if s == "decided" {
-			batches++
-		}
-		if s == stage && batches == n {
+func crashAt(stage string, n int) func(string, int) error {
+	return func(s string, batch int) error {
+		if s == stage && batch == n {
 			return errCrash
 		}
 		return nil
@@ -40,7 +36,7 @@ func TestRestartKeepsVerdicts(t *testing.T) {
 	}
 	h.produce(set.messages()...)
 
-	for _, stop := range []func(string) error{
+	for _, stop := range []func(string, int) error{
 		crashAt("emitted", 2),   // output written, postings not: staged verdicts replayed
 		crashAt("published", 2), // state written, offsets not committed
 		crashAt("staged", 3),    // staged, nothing emitted

@@ -5,8 +5,8 @@ import (
 )
 
 // tally updates counts and metrics after a batch is committed.
-func (p *Pipeline) tally(items []item, outs []outcome) {
-	st := p.dec.stats
+func (p *Pipeline) tally(items []item, dec *decided) {
+	st, outs := &dec.stats, dec.outs
 	p.mu.Lock()
 	c := &p.counts
 	c.Batches++
@@ -21,7 +21,6 @@ func (p *Pipeline) tally(items []item, outs []outcome) {
 	p.m.candidates.Add(float64(st.candidates))
 	p.m.capped.WithLabelValues("bucket").Add(float64(st.cappedBuckets))
 	p.m.capped.WithLabelValues("candidates").Add(float64(st.cappedLookups))
-	*st = decideStats{}
 }
 
 func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {

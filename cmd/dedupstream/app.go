@@ -27,6 +27,7 @@ type app struct {
 	pipe  *stream.Pipeline
 	admin *http.Server
 	ln    net.Listener
+	reg   *prometheus.Registry
 }
 
 // newApp opens state and builds the pipeline. cfg must be defaulted and valid.
@@ -54,7 +55,7 @@ func newApp(cfg Config, log *zap.Logger) (*app, error) {
 	if err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	a := &app{cfg: cfg, log: log, store: store, pipe: pipe}
+	a := &app{cfg: cfg, log: log, store: store, pipe: pipe, reg: reg}
 	if cfg.Admin.Listen != "" {
 		if err := a.listenAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())

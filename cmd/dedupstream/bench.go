@@ -10,8 +10,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"strings"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/stream"
@@ -100,6 +102,7 @@ type benchRun struct {
 	peakRSS  int64         // bytes, peak during the run
 	stateB   int64         // bytes on disk after close
 	stateDoc uint64        // documents stored
+	stages   string        // seconds per pipeline stage, from the metrics
 }
 
 func benchConfig(addr string, o benchOptions, output, group string) Config {
@@ -151,6 +154,7 @@ func runFilterBench(ctx context.Context, addr string, o benchOptions) (*benchRun
 	}
 	run, err := measure(ctx, a.pipe, o.docs)
 	run.stateDoc = a.store.Stats().Docs
+	run.stages = stageSeconds(a.reg)
 	if cerr := a.close(); err == nil {
 		err = cerr
 	}
@@ -222,7 +226,30 @@ func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
 	if pass != nil {
 		fmt.Fprintf(w, "\nthroughput ratio dedupstream/passthrough: %.2f\n", pass.elapsed.Seconds()/run.elapsed.Seconds())
 	}
+	if run.stages != "" {
+		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
+	}
 	c := run.counts
 	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, invalid %d; state %d docs, %.1f MB on disk\n",
 		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
+}
+
+// stageSeconds sums dedupstream_stage_duration_seconds by stage.
+func stageSeconds(reg *prometheus.Registry) string {
+	mfs, err := reg.Gather()
+	if err != nil {
+		return ""
+	}
+	var parts []string
+	for _, mf := range mfs {
+		if mf.GetName() != "dedupstream_stage_duration_seconds" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				parts = append(parts, fmt.Sprintf("%s %.2f", l.GetValue(), m.GetHistogram().GetSampleSum()))
+			}
+		}
+	}
+	return strings.Join(parts, ", ")
 }

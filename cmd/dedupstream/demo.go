@@ -62,7 +62,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	out, err := readOutputs(ctx, b.Addr(), cfg, res.counts)
+	out, err := readOutputs(ctx, b.Addr(), cfg)
 	if err != nil {
 		return err
 	}

@@ -22,26 +22,67 @@ type seen struct {
 	errClass, errMsg       string
 }
 
-// readOutputs reads back everything the filter wrote, over the same broker.
-func readOutputs(ctx context.Context, addr string, cfg Config, c stream.Counts) ([]seen, error) {
-	want := int(c.Forwarded + c.ToDuplicates + c.Invalid)
-	r := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: []string{addr}, GroupID: "dedupstream-demo-inspect", StartOffset: kafka.FirstOffset,
-		GroupTopics: []string{cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter},
-		MaxWait:     50 * time.Millisecond,
-	})
+// readOutputs reads back everything the filter wrote, over the same broker:
+// every partition of the output, duplicates and dead-letter topics, from the
+// first offset to the high watermark.
+func readOutputs(ctx context.Context, addr string, cfg Config) ([]seen, error) {
+	var out []seen
+	for _, topic := range []string{cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter} {
+		got, err := readTopic(ctx, addr, topic)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+func readTopic(ctx context.Context, addr, topic string) ([]seen, error) {
+	conn, err := kafka.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close()
+	parts, err := conn.ReadPartitions(topic)
+	if err != nil {
+		return nil, fmt.Errorf("read back %s: %w", topic, err)
+	}
+	var out []seen
+	for _, p := range parts {
+		got, err := readPartition(ctx, addr, topic, p.ID)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+func readPartition(ctx context.Context, addr, topic string, partition int) ([]seen, error) {
+	conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, partition)
+	if err != nil {
+		return nil, err
+	}
+	last, err := conn.ReadLastOffset()
+	conn.Close()
+	if err != nil || last == 0 {
+		return nil, err
+	}
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: partition, MaxWait: 50 * time.Millisecond})
 	defer r.Close()
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	out := make([]seen, 0, want)
-	for len(out) < want {
+	var out []seen
+	for {
 		m, err := r.ReadMessage(ctx)
 		if err != nil {
-			return out, fmt.Errorf("read back outputs (%d of %d): %w", len(out), want, err)
+			return out, fmt.Errorf("read back %s/%d: %w", topic, partition, err)
 		}
 		out = append(out, parseSeen(m))
+		if m.Offset >= last-1 {
+			return out, nil
+		}
 	}
-	return out, nil
 }
 
 func parseSeen(m kafka.Message) seen {

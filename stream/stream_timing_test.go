@@ -1,0 +1,94 @@
+package stream
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/state"
+)
+
+// benchMessages are JSON records of generated pages' article text (~2 KB, like
+// 20 Newsgroups posts) with a share of near-copies.
+func benchMessages(b *testing.B, n int) []kafka.Message {
+	b.Helper()
+	g := gen.New(gen.Options{Seed: 3, CopyRate: 0.2, EditRate: 0.01})
+	c := clean.New(clean.Options{})
+	msgs := make([]kafka.Message, n)
+	for i := range msgs {
+		text, _ := c.HTML(nil, []byte(g.Next().HTML))
+		v, _ := json.Marshal(map[string]string{"id": "d" + strconv.Itoa(i), "body": string(text)})
+		msgs[i] = kafka.Message{Topic: "pages", Offset: int64(i), Value: v}
+	}
+	return msgs
+}
+
+func benchPreparer() *preparer {
+	var cfg Config
+	cfg.EnsureDefaults()
+	var p lsh.Params
+	p.EnsureDefaults()
+	return &preparer{dec: decoder{cfg: cfg.Decode}, cleaner: clean.New(clean.Options{}), sketch: lsh.NewSketcher(p)}
+}
+
+// BenchmarkPrepare is decode + clean + shingle + MinHash + band keys of one record.
+func BenchmarkPrepare(b *testing.B) {
+	msgs := benchMessages(b, 1000)
+	p := benchPreparer()
+	var s scratch
+	var bytes int64
+	for i := range msgs {
+		bytes += int64(len(msgs[i].Value))
+	}
+	b.SetBytes(bytes / int64(len(msgs)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		p.prepare(&msgs[i%len(msgs)], &s)
+	}
+}
+
+// BenchmarkDecideStagePublish is the sequential part per record: lookups
+// (replay, exact, LSH candidates, verification) and both state writes, in
+// batches of 500, against an on-disk store that grows as it runs.
+func BenchmarkDecideStagePublish(b *testing.B) {
+	msgs := benchMessages(b, 20000)
+	p := benchPreparer()
+	var pool sync.Pool
+	pool.New = func() any { return new(scratch) }
+	items := p.prepareAll(msgs, 2, &pool)
+	st, err := state.Open(state.Options{Dir: b.TempDir(), SketchVersion: p.sketch.Params().Version()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	d := decider{index: st, threshold: p.sketch.Params().Threshold}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for done := 0; done < b.N; {
+		n := min(500, b.N-done)
+		batch := make([]item, n)
+		for i := range batch {
+			batch[i] = items[(done+i)%len(items)]
+			batch[i].msg = &kafka.Message{Topic: "pages", Offset: int64(done + i)} // a new record each time
+		}
+		dec, err := d.decideBatch(batch)
+		if err == nil {
+			err = st.Stage(dec.stage)
+		}
+		if err == nil {
+			err = st.Publish(dec.publish)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		d.retire(dec.overlay)
+		done += n
+	}
+}
