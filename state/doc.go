@@ -35,7 +35,7 @@
 // plus its other postings. The head holds the group's smallest seq and is written
 // by the first document of the group instead of a posting, so it costs no extra
 // key. Most lookups are for groups that do not exist; reading the head is a point
-// lookup that Badger's bloom filters answer without touching the tables, where a
+// lookup that the key filter (below) usually answers without Badger, where a
 // prefix seek would visit every level. Only a head below before leads to a seek.
 // Put keeps two invariants, relying on being the only writer: the head is the
 // smallest seq of its group (a smaller seq arriving late takes over the head and
@@ -44,6 +44,28 @@
 // life, when a posting would outlive it). Readers thus never miss a posting, and
 // a stale head costs them a wasted seek. Posting and head writes are blind or
 // guarded by a read of the head only; no list is ever read, modified and written.
+//
+// # Key filter
+//
+// Most point reads miss: a unique document reads its replay key, its hash head
+// and one head per band, and Put reads the heads again, and none of them exist.
+// Badger answers a miss by walking each memtable's skiplist before its tables'
+// bloom filters, so the Store keeps its own blocked Bloom filter, in memory, over
+// every 'i', 'H' and 'B' key, and skips Badger when the filter says a key was
+// never written. Correctness rests on the filter never forgetting a key; a false
+// positive (about 1% at capacity, 10 bits per key) only costs the read.
+//
+// Open builds the filter by scanning those keys (keys only), sized for about
+// twice the keys found and at least Options.FilterKeys. A write (Put, Stage,
+// Publish) adds a key when it queues it, before the transaction commits, so the
+// filter already holds every key a reader's snapshot or the writer's own
+// transaction can see; a write that fails leaves false positives. Keys are never
+// removed: expired keys stay until the filter is rebuilt. Once more keys were
+// added than it was sized for, the next write rebuilds it at twice the size by
+// scanning again, holding the writer lock, and swaps it in atomically; the
+// rebuild leaves expired keys out and shrinks the filter if few keys are left.
+// Keys written to the database behind the Store's back are not in the filter
+// until the next Open.
 //
 // # Records
 //

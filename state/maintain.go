@@ -76,7 +76,8 @@ func (s *Store) collectGarbage() {
 // in the sequence with it. LSMBytes counts SSTables, not memtables or their logs.
 // VLogBytes is the disk space of the value-log files (their allocated blocks on
 // Unix: badger preallocates the active file sparsely); records stay in the LSM
-// tree, so it stays near zero.
+// tree, so it stays near zero. FilterKeys and FilterBytes describe the key
+// filter, which lives in memory only.
 func (s *Store) Stats() Stats {
 	if s.enter() != nil {
 		return Stats{}
@@ -87,6 +88,8 @@ func (s *Store) Stats() Stats {
 		st.LSMBytes += int64(t.OnDiskSize)
 	}
 	st.VLogBytes = s.vlogBytes()
+	f := s.filter.Load()
+	st.FilterKeys, st.FilterBytes = f.keys.Load(), f.bytes()
 	st.Docs = s.written.Load()
 	if first, ok := s.firstLiveSeq(); !ok {
 		st.Docs = 0

@@ -16,6 +16,7 @@ const (
 	DefaultMaxBucket     = 64
 	DefaultMaxCandidates = 32
 	DefaultGCInterval    = 10 * time.Minute
+	DefaultFilterKeys    = 1 << 20
 )
 
 // Options configures a Store. The zero value of every field means its default.
@@ -27,6 +28,7 @@ type Options struct {
 	MaxCandidates int           `yaml:"max_candidates"` // distinct candidates returned per lookup; 0 → 32
 	GCInterval    time.Duration `yaml:"gc_interval"`    // value-log GC ticker; 0 → 10m; negative disables
 	SyncWrites    bool          `yaml:"sync_writes"`    // fsync each batch
+	FilterKeys    int           `yaml:"filter_keys"`    // keys the key filter is sized for at least, 10 bits each; 0 → 1<<20
 	SketchVersion string        `yaml:"-"`              // set by caller; stored at first open, checked after
 	Logger        *zap.Logger   `yaml:"-"`              // nil → zap.NewNop(); badger's own logger adapted at warning level
 }
@@ -41,6 +43,9 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.GCInterval == 0 {
 		o.GCInterval = DefaultGCInterval
+	}
+	if o.FilterKeys == 0 {
+		o.FilterKeys = DefaultFilterKeys
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
@@ -66,6 +71,9 @@ func (o Options) Validate() error {
 	}
 	if o.MaxCandidates < 0 {
 		bad("state.max_candidates: must be positive (0 means %d), got %d", DefaultMaxCandidates, o.MaxCandidates)
+	}
+	if o.FilterKeys < 0 {
+		bad("state.filter_keys: must be positive (0 means %d), got %d", DefaultFilterKeys, o.FilterKeys)
 	}
 	return errors.Join(errs...)
 }

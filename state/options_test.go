@@ -26,6 +26,7 @@ func TestValidate(t *testing.T) {
 	f(Options{InMemory: true, TTL: 500 * time.Millisecond}, "state.ttl: must be 0 (keep forever) or at least 1s")
 	f(Options{InMemory: true, MaxBucket: -1}, "state.max_bucket: must be positive")
 	f(Options{InMemory: true, MaxCandidates: -1}, "state.max_candidates: must be positive")
+	f(Options{InMemory: true, FilterKeys: -1}, "state.filter_keys: must be positive (0 means 1048576)")
 	// Every problem is reported, not only the first.
 	err := Options{MaxBucket: -1, MaxCandidates: -1}.Validate()
 	if err == nil || strings.Count(err.Error(), "\n") != 2 {
@@ -36,12 +37,12 @@ func TestValidate(t *testing.T) {
 func TestEnsureDefaults(t *testing.T) {
 	var o Options
 	o.EnsureDefaults()
-	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.Logger == nil {
+	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.FilterKeys != 1<<20 || o.Logger == nil {
 		t.Errorf("defaults = %+v", o)
 	}
-	o = Options{MaxBucket: 5, MaxCandidates: 6, GCInterval: -1}
+	o = Options{MaxBucket: 5, MaxCandidates: 6, GCInterval: -1, FilterKeys: 7}
 	o.EnsureDefaults()
-	if o.MaxBucket != 5 || o.MaxCandidates != 6 || o.GCInterval != -1 {
+	if o.MaxBucket != 5 || o.MaxCandidates != 6 || o.GCInterval != -1 || o.FilterKeys != 7 {
 		t.Errorf("EnsureDefaults overwrote set fields: %+v", o)
 	}
 }

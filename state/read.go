@@ -17,10 +17,14 @@ func (s *Store) Replayed(key string, contentHash uint64) (Doc, bool, error) {
 		return Doc{}, false, err
 	}
 	defer s.leave()
+	var kb [64]byte
+	rk := appendReplayKey(kb[:0], key, contentHash)
+	if !s.filter.Load().mayExist(rk) {
+		return Doc{}, false, nil
+	}
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
-	var kb [64]byte
-	seq, ok, err := getSeq(txn, appendReplayKey(kb[:0], key, contentHash))
+	seq, ok, err := getSeq(txn, s.filter.Load(), rk)
 	var d Doc
 	if err == nil && ok {
 		d, ok, err = getDoc(txn, seq)
@@ -38,9 +42,13 @@ func (s *Store) Exact(contentHash uint64, before uint64) (Doc, bool, error) {
 		return Doc{}, false, err
 	}
 	defer s.leave()
+	var hb [hashHeadLen]byte
+	if !s.filter.Load().mayExist(appendHashHead(hb[:0], contentHash)) {
+		return Doc{}, false, nil
+	}
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
-	d, ok, err := exact(txn, contentHash, before)
+	d, ok, err := exact(txn, s.filter.Load(), contentHash, before)
 	if err != nil {
 		return Doc{}, false, fmt.Errorf("look up content hash %016x: %w", contentHash, err)
 	}
@@ -49,9 +57,9 @@ func (s *Store) Exact(contentHash uint64, before uint64) (Doc, bool, error) {
 
 // exact reads the head of the content hash (its smallest seq) and falls back to
 // its other postings only if the head's record is gone.
-func exact(txn *badger.Txn, hash, before uint64) (Doc, bool, error) {
+func exact(txn *badger.Txn, f *bloom, hash, before uint64) (Doc, bool, error) {
 	var hb [hashHeadLen]byte
-	first, ok, err := getSeq(txn, appendHashHead(hb[:0], hash))
+	first, ok, err := getSeq(txn, f, appendHashHead(hb[:0], hash))
 	if err != nil || !ok || first >= before {
 		return Doc{}, false, err
 	}
@@ -88,7 +96,7 @@ func (s *Store) Candidates(dst []Doc, bands []uint64, before uint64) ([]Doc, Cap
 		return dst, Capped{}, err
 	}
 	defer s.leave()
-	if before <= 1 || len(bands) == 0 {
+	if before <= 1 || !anyBucket(s.filter.Load(), bands) {
 		return dst, Capped{}, nil
 	}
 	txn := s.db.NewTransaction(false)
@@ -108,12 +116,23 @@ func (s *Store) Candidates(dst []Doc, bands []uint64, before uint64) ([]Doc, Cap
 	return out, capped, nil
 }
 
+// anyBucket reports whether the key filter f may hold the head of a bucket of bands.
+func anyBucket(f *bloom, bands []uint64) bool {
+	var kb [bucketLen]byte
+	var hs [MaxBands]uint64
+	for band, key := range bands {
+		hs[band] = keyHash(appendBucketHead(kb[:0], band, key))
+	}
+	return f.mayContainAny(hs[:len(bands)])
+}
+
 // postings appends to seqs the seqs below before listed in the buckets of bands,
 // at most MaxBucket per bucket. A bucket's head (its smallest seq) is read with a
-// point lookup, which bloom filters make cheap when the bucket does not exist;
-// only buckets with a head below before are scanned, all with one iterator.
+// point lookup, which the key filter skips when the bucket does not exist; only
+// buckets with a head below before are scanned, all with one iterator.
 func (s *Store) postings(txn *badger.Txn, seqs, bands []uint64, before uint64) ([]uint64, Capped, error) {
 	var capped Capped
+	f := s.filter.Load()
 	var it *badger.Iterator
 	defer func() {
 		if it != nil {
@@ -122,7 +141,7 @@ func (s *Store) postings(txn *badger.Txn, seqs, bands []uint64, before uint64) (
 	}()
 	var kb [bucketLen]byte
 	for band, key := range bands {
-		first, ok, err := getSeq(txn, appendBucketHead(kb[:0], band, key))
+		first, ok, err := getSeq(txn, f, appendBucketHead(kb[:0], band, key))
 		if err != nil {
 			return seqs, capped, err
 		}
@@ -200,8 +219,16 @@ func (s *Store) Get(seq uint64) (Doc, bool, error) {
 }
 
 // getSeq reads a key whose value is a seq: a replay key, or the head of a group
-// (content hash or band bucket), which holds the group's smallest seq.
-func getSeq(txn *badger.Txn, key []byte) (uint64, bool, error) {
+// (content hash or band bucket), which holds the group's smallest seq. It reads
+// Badger only if the key filter f may hold the key. f must be loaded after txn
+// was created: every key committed before then is in it, so the filter never
+// changes what txn would read. (A lookup may also consult the filter before it
+// creates txn: if no key it needs is there, none was committed at that instant,
+// and "none" is the answer a snapshot taken then would give.)
+func getSeq(txn *badger.Txn, f *bloom, key []byte) (uint64, bool, error) {
+	if !f.mayExist(key) {
+		return 0, false, nil
+	}
 	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return 0, false, nil

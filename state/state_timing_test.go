@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -244,6 +245,74 @@ func BenchmarkReplayedMiss(b *testing.B) {
 			b.Fatalf("Replayed = %v, %v", ok, err)
 		}
 	}
+}
+
+// Live workload: the stream's default of 16 bands, and enough documents that
+// they fill more than one memtable, as in a running pipeline.
+const (
+	liveBands = 16
+	liveDocs  = 50_000
+)
+
+// openLive opens a new on-disk store holding liveDocs documents that are still in
+// its memtables (nothing is closed, so nothing is compacted away).
+func openLive(b *testing.B) *Store {
+	s := mustOpen(b, Options{Dir: b.TempDir(), Logger: zap.NewNop()})
+	sketch := benchSketchBytes(0)
+	batch := make([]Doc, 0, benchBatch)
+	for range liveDocs {
+		seq := s.Reserve()
+		d := benchDoc(seq-1, sketch)
+		d.Bands = make([]uint64, liveBands)
+		for i := range d.Bands {
+			d.Bands[i] = splitmix64(seq<<8 | uint64(i))
+		}
+		if batch = append(batch, d); len(batch) == benchBatch {
+			if err := s.Put(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	return s
+}
+
+// BenchmarkDocLookupMissLive times the lookups the stream makes for one unique
+// document (Replayed, Exact, Candidates over 16 bands: 18 point reads that all
+// miss) against a store whose documents are still in its memtables.
+func BenchmarkDocLookupMissLive(b *testing.B) {
+	s := openLive(b)
+	r := rand.New(rand.NewPCG(5, 5))
+	bands := make([]uint64, liveBands)
+	var dst []Doc
+	defer startCPU(b).stop()
+	for i := 0; b.Loop(); i++ {
+		for j := range bands {
+			bands[j] = r.Uint64()
+		}
+		hash := r.Uint64()
+		_, replayed, err1 := s.Replayed("pages/1/"+strconv.Itoa(i), hash)
+		_, exact, err2 := s.Exact(hash, liveDocs+1)
+		var err3 error
+		dst, _, err3 = s.Candidates(dst[:0], bands, liveDocs+1)
+		if err := errors.Join(err1, err2, err3); err != nil || replayed || exact || len(dst) != 0 {
+			b.Fatalf("lookups = %v %v %d docs, %v", replayed, exact, len(dst), err)
+		}
+	}
+}
+
+// BenchmarkFilterBuild times building the key filter from the fixture, as Open
+// and a rebuild do: a keys-only scan of the replay keys and group heads.
+func BenchmarkFilterBuild(b *testing.B) {
+	s := openFixture(b, Options{})
+	var f *bloom
+	cpu := startCPU(b)
+	for range b.N {
+		f = s.buildFilter(2 * s.filter.Load().capacity())
+	}
+	cpu.stop()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(f.keys.Load()), "ns/key")
+	b.ReportMetric(float64(f.bytes())/float64(f.keys.Load()), "B/key")
 }
 
 // BenchmarkStats times Stats and reports the fixture's bytes per document on disk,

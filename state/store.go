@@ -48,9 +48,11 @@ type Capped struct {
 
 // Stats describes the size of a Store.
 type Stats struct {
-	Docs      uint64 // live documents, approximate
-	LSMBytes  int64  // SSTable bytes (memtables and their logs excluded)
-	VLogBytes int64  // value-log bytes on disk
+	Docs        uint64 // live documents, approximate
+	LSMBytes    int64  // SSTable bytes (memtables and their logs excluded)
+	VLogBytes   int64  // value-log bytes on disk
+	FilterKeys  int64  // keys in the key filter, approximate (expired ones included)
+	FilterBytes int64  // memory of the key filter
 }
 
 // SketchMismatchError is returned by Open when the database was built with other
@@ -72,6 +74,10 @@ type Store struct {
 	stored  atomic.Uint64 // next seq as persisted: max(seq Put)+1
 	written atomic.Uint64 // records Put, persisted as meta "docs"
 	writeMu sync.Mutex    // serialises Put and SetCluster
+
+	// filter holds every replay key and group head stored or being written;
+	// growFilter replaces it, with writeMu held.
+	filter atomic.Pointer[bloom]
 
 	mu     sync.Mutex // guards closed and active
 	idle   sync.Cond  // signalled when active drops to 0 after close
@@ -100,6 +106,7 @@ func Open(o Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", where(o), err)
 	}
+	s.openFilter()
 	s.startGC()
 	return s, nil
 }

@@ -53,6 +53,7 @@ func (s *Store) write(op string, docs []Doc, parts int) error {
 	defer s.leave()
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
+	s.growFilter()
 	w := s.newBatch(docs)
 	defer w.discard()
 	for i := range docs {
@@ -82,6 +83,7 @@ func checkDocs(docs []Doc) error {
 // batch writes documents in as few transactions as fit, never splitting one.
 type batch struct {
 	s          *Store
+	filter     *bloom          // the key filter; push adds to it
 	expires    uint64          // ExpiresAt of records and postings, 0 for none
 	headExpiry uint64          // ExpiresAt of heads written now, 0 for none
 	keys       []byte          // arena for keys
@@ -115,6 +117,7 @@ func (s *Store) newBatch(docs []Doc) *batch {
 	}
 	w := &batch{
 		s:       s,
+		filter:  s.filter.Load(),
 		keys:    make([]byte, 0, nkeys),
 		vals:    make([]byte, 0, nvals),
 		entries: make([]badger.Entry, 0, nentries),
@@ -190,8 +193,11 @@ func (w *batch) group(head, more []byte, seq uint64) error {
 }
 
 // readHead reads a group's head as the open transaction sees it, pending writes
-// included.
+// included (push has added those to the key filter).
 func (w *batch) readHead(key []byte) (seq, expiresAt uint64, ok bool, err error) {
+	if !w.filter.mayExist(key) {
+		return 0, 0, false, nil
+	}
 	item, err := w.txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
 		return 0, 0, false, nil
@@ -240,9 +246,14 @@ func (w *batch) fit(entries []badger.Entry, seq uint64, record bool) error {
 }
 
 // push appends an entry whose key and value were just appended to the arenas
-// (pass w.vals for an empty value).
+// (pass w.vals for an empty value), and adds its key to the key filter if it
+// belongs there. Adding it before the write commits makes a failed write leave
+// only false positives in the filter, and lets readHead see pending heads.
 func (w *batch) push(keys, vals []byte, expiresAt uint64) {
 	key := keys[len(w.keys):len(keys):len(keys)]
+	if filtered(key[0]) {
+		w.filter.add(keyHash(key))
+	}
 	var val []byte
 	if len(vals) > len(w.vals) {
 		val = vals[len(w.vals):len(vals):len(vals)]

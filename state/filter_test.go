@@ -1,0 +1,268 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// filterDoc is a document with 16 bands of its own and a content hash of its
+// own, except that every seventh document repeats the hash and bands 0-1 of the
+// one before it, so that groups have heads and postings.
+func filterDoc(seq uint64) Doc {
+	d := Doc{Seq: seq, ID: fmt.Sprint("doc-", seq), Source: fmt.Sprint("pages/0/", seq), Verdict: 1}
+	g := seq
+	if seq%7 == 0 {
+		g--
+	}
+	d.ContentHash = splitmix64(g)
+	d.Bands = make([]uint64, 16)
+	for i := range d.Bands {
+		d.Bands[i] = splitmix64(seq<<8 | uint64(i))
+		if i < 2 {
+			d.Bands[i] = splitmix64(1<<60 | g<<8 | uint64(i))
+		}
+	}
+	return d
+}
+
+// putFilterDocs puts documents from..to-1 in batches of n.
+func putFilterDocs(t *testing.T, s *Store, from, to uint64, n int) {
+	t.Helper()
+	var batch []Doc
+	for seq := from; seq < to; seq++ {
+		if batch = append(batch, filterDoc(seq)); len(batch) == n || seq == to-1 {
+			put(t, s, batch...)
+			batch = batch[:0]
+		}
+	}
+}
+
+// findAll fails unless every document from..to-1 is found by each lookup.
+func findAll(t *testing.T, s *Store, from, to uint64) {
+	t.Helper()
+	for seq := from; seq < to; seq++ {
+		d := filterDoc(seq)
+		if got, ok, err := s.Replayed(d.Source, d.ContentHash); err != nil || !ok || got.Seq != seq {
+			t.Fatalf("Replayed(doc %d) = seq %d, %v, %v", seq, got.Seq, ok, err)
+		}
+		first := seq - uint64(btoi(seq%7 == 0))
+		if got, ok, err := s.Exact(d.ContentHash, seq+1); err != nil || !ok || got.Seq != first {
+			t.Fatalf("Exact(doc %d) = seq %d, %v, %v; want %d", seq, got.Seq, ok, err, first)
+		}
+		got, _ := candidates(t, s, d.Bands, seq+1)
+		if want := []uint64{first, seq}[btoi(first == seq):]; !slices.Equal(got, want) {
+			t.Fatalf("Candidates(doc %d) = %v, want %v", seq, got, want)
+		}
+	}
+}
+
+// filterHoldsAll fails unless the key filter may hold every replay key and
+// group head in the database, and returns how many there are.
+func filterHoldsAll(t *testing.T, s *Store) (n int64) {
+	t.Helper()
+	f := s.filter.Load()
+	err := s.db.View(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			if k := it.Item().Key(); filtered(k[0]) {
+				n++
+				if !f.mayExist(k) {
+					return fmt.Errorf("key %q not in the filter", k)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// The filter built at Open holds every key the database holds: a filter that
+// forgot one would silently lose duplicates.
+func TestFilterRebuiltOnReopen(t *testing.T) {
+	dir := t.TempDir()
+	s := openDisk(t, dir, Options{})
+	putFilterDocs(t, s, 1, 3001, 250)
+	findAll(t, s, 1, 3001)
+	keys := filterHoldsAll(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDisk(t, dir, Options{})
+	if n := filterHoldsAll(t, s); n != keys {
+		t.Fatalf("%d filtered keys after reopen, %d before", n, keys)
+	}
+	if st := s.Stats(); st.FilterKeys != keys || st.FilterBytes != newBloom(DefaultFilterKeys).bytes() {
+		t.Errorf("Stats = %+v, want %d filter keys in %d bytes", st, keys, newBloom(DefaultFilterKeys).bytes())
+	}
+	findAll(t, s, 1, 3001)
+	// The filter does its job: absent keys mostly skip Badger.
+	if rate := fpRate(s.filter.Load(), rand.New(rand.NewPCG(1, 1)), 100_000); rate > 0.001 {
+		t.Errorf("filter says maybe for %.3f%% of absent keys at %d keys, want ≤ 0.1%%", 100*rate, keys)
+	}
+}
+
+// A database whose keys outgrow the filter's capacity at Open is sized from a
+// second scan, and one that outgrows it while open is rebuilt at twice the size.
+func TestFilterGrows(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{FilterKeys: 1000}
+	s := openDisk(t, dir, o)
+	small := s.Stats().FilterBytes
+	putFilterDocs(t, s, 1, 2001, 100)
+	st := s.Stats()
+	if st.FilterBytes < 16*small {
+		t.Errorf("after 2000 documents the filter has %d bytes, %d at open", st.FilterBytes, small)
+	}
+	if capacity := s.filter.Load().capacity(); st.FilterKeys > capacity {
+		t.Errorf("filter holds %d keys, capacity %d", st.FilterKeys, capacity)
+	}
+	keys := filterHoldsAll(t, s)
+	findAll(t, s, 1, 2001)
+	if rate := fpRate(s.filter.Load(), rand.New(rand.NewPCG(2, 2)), 100_000); rate > 0.015 {
+		t.Errorf("filter says maybe for %.3f%% of absent keys, want ≤ 1.5%%", 100*rate)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDisk(t, dir, o)
+	if f := s.filter.Load(); f.keys.Load() != keys || f.capacity() < 2*keys {
+		t.Errorf("after reopen %d keys at capacity %d, want %d at 2× or more", f.keys.Load(), f.capacity(), keys)
+	}
+	findAll(t, s, 1, 2001)
+	// Sized too small (as if the tables held few keys), the first scan overflows
+	// and a second one sizes the filter for what it found.
+	f := s.buildFilter(0)
+	if f.keys.Load() != keys || f.capacity() < 2*keys || f.capacity() > 4*keys {
+		t.Errorf("built from a low estimate: %d keys at capacity %d, want %d at 2× to 4×", f.keys.Load(), f.capacity(), keys)
+	}
+	s.filter.Store(f)
+	filterHoldsAll(t, s)
+	findAll(t, s, 1, 2001)
+}
+
+// Expired keys stay in the filter until a rebuild, which leaves them out and
+// shrinks the filter back. Lookups are right before and after.
+func TestFilterTTL(t *testing.T) {
+	t.Parallel()
+	s := openMem(t, Options{TTL: time.Second, FilterKeys: 1000})
+	start := s.Stats().FilterBytes
+	putFilterDocs(t, s, 1, 301, 100) // 5274 keys, more than the filter was sized for
+	grown := s.Stats()
+	if grown.FilterKeys < 5000 || grown.FilterBytes < 4*start {
+		t.Fatalf("after Put: %+v, opened with %d bytes", grown, start)
+	}
+	time.Sleep(3 * time.Second) // heads outlive their postings by up to a second
+	for _, seq := range []uint64{1, 150, 300} {
+		d := filterDoc(seq)
+		if !s.filter.Load().mayExist(appendReplayKey(nil, d.Source, d.ContentHash)) {
+			t.Errorf("replay key of doc %d left the filter before a rebuild", seq)
+		}
+		if _, ok, err := s.Replayed(d.Source, d.ContentHash); ok || err != nil {
+			t.Errorf("Replayed(doc %d) after expiry = %v, %v", seq, ok, err)
+		}
+		if got, _ := candidates(t, s, d.Bands, 1000); len(got) != 0 {
+			t.Errorf("Candidates(doc %d) after expiry = %v", seq, got)
+		}
+	}
+	// Once new keys fill it, the rebuild finds only those and shrinks the filter
+	// to twice their number (it would double without TTL).
+	seq := uint64(1000)
+	for keys := grown.FilterKeys; s.Stats().FilterKeys >= keys && seq < 1200; seq++ {
+		keys = s.Stats().FilterKeys
+		putFilterDocs(t, s, seq, seq+1, 1)
+	}
+	st := s.Stats()
+	if live := 18 * int64(seq-1000); st.FilterKeys > live || st.FilterBytes > grown.FilterBytes/2 {
+		t.Errorf("rebuilt after expiry and %d more documents: %d keys in %d bytes, want at most %d keys in at most %d bytes",
+			seq-1000, st.FilterKeys, st.FilterBytes, live, grown.FilterBytes/2)
+	}
+	findAll(t, s, 1000, seq)
+	filterHoldsAll(t, s)
+}
+
+// Readers look up documents while one goroutine stages and publishes more, with
+// a filter small enough to be rebuilt several times meanwhile. Every document
+// whose Stage (Publish) returned before a lookup began must be found by it.
+func TestFilterConcurrentPublish(t *testing.T) {
+	s := openMem(t, Options{FilterKeys: 1000})
+	const docs = 600
+	var staged, published atomic.Uint64
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	done := make(chan struct{})
+	wg.Go(func() {
+		defer close(done)
+		for seq := uint64(1); seq <= docs; seq++ {
+			d := []Doc{filterDoc(seq)}
+			if err := s.Stage(d); err != nil {
+				errs <- err
+				return
+			}
+			staged.Store(seq)
+			if err := s.Publish(d); err != nil {
+				errs <- err
+				return
+			}
+			published.Store(seq)
+		}
+	})
+	for r := range 3 {
+		wg.Go(func() {
+			rnd := rand.New(rand.NewPCG(uint64(r), 3))
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if err := lookUpSome(s, rnd, staged.Load(), published.Load()); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if st := s.Stats(); st.FilterBytes <= newBloom(1000).bytes() {
+		t.Errorf("filter never grew: %+v", st)
+	}
+	findAll(t, s, 1, docs+1)
+}
+
+// lookUpSome looks up one staged and one published document (if any).
+func lookUpSome(s *Store, r *rand.Rand, staged, published uint64) error {
+	if staged > 0 {
+		d := filterDoc(1 + r.Uint64N(staged))
+		if _, ok, err := s.Replayed(d.Source, d.ContentHash); err != nil || !ok {
+			return errors.Join(fmt.Errorf("staged doc %d not replayed", d.Seq), err)
+		}
+	}
+	if published == 0 {
+		return nil
+	}
+	d := filterDoc(1 + r.Uint64N(published))
+	if _, ok, err := s.Exact(d.ContentHash, published+1); err != nil || !ok {
+		return errors.Join(fmt.Errorf("published doc %d: no exact match", d.Seq), err)
+	}
+	got, _, err := s.Candidates(nil, d.Bands, published+1)
+	if err != nil || !slices.Contains(seqsOf(got), d.Seq) {
+		return errors.Join(fmt.Errorf("published doc %d: candidates %v", d.Seq, seqsOf(got)), err)
+	}
+	return nil
+}
