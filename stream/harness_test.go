@@ -146,47 +146,19 @@ type output struct {
 // readAll reads every record currently in topic (all partitions).
 func (h *harness) readAll(topic string) []output {
 	h.t.Helper()
-	conn, err := kafka.Dial("tcp", h.broker.Addr())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer conn.Close()
-	parts, err := conn.ReadPartitions(topic)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	var out []output
-	for _, p := range parts {
-		out = append(out, h.readPartition(topic, p.ID)...)
-	}
-	return out
-}
-
-func (h *harness) readPartition(topic string, partition int) []output {
-	conn, err := kafka.DialLeader(context.Background(), "tcp", h.broker.Addr(), topic, partition)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	defer conn.Close()
-	last, err := conn.ReadLastOffset()
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{h.broker.Addr()}, Topic: topic, Partition: partition, MaxWait: 50 * time.Millisecond})
-	defer r.Close()
-	var out []output
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	for int64(len(out)) < last {
-		m, err := r.ReadMessage(ctx)
-		if err != nil {
-			h.t.Fatalf("read %s/%d: %v", topic, partition, err)
-		}
+	msgs, err := embedded.ReadAll(ctx, h.broker.Addr(), topic)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := make([]output, len(msgs))
+	for i, m := range msgs {
 		hs := make(map[string]string, len(m.Headers))
 		for _, hd := range m.Headers {
 			hs[hd.Key] = string(hd.Value)
 		}
-		out = append(out, output{topic: topic, key: string(m.Key), value: m.Value, headers: hs})
+		out[i] = output{topic: topic, key: string(m.Key), value: m.Value, headers: hs}
 	}
 	return out
 }

@@ -119,10 +119,11 @@ func (p *Pipeline) Counts() Counts {
 // is cancelled it stops fetching and finishes the batches in hand — emit, store,
 // commit — giving that work up to shutdown_timeout.
 //
-// Three goroutines, owned by Run, pass batches along in order: one fetches and
-// prepares (decode, clean, sketch — in parallel), one decides and stages, and
-// Run's own emits, publishes and commits. Batch k+1 is decided while batch k is
-// being emitted; the decider's overlays let it see k's documents.
+// Four goroutines, owned by Run, pass batches along in order: one fetches and
+// prepares (decode, clean, sketch — in parallel), one decides and stages, one
+// emits and waits for the broker's ack, and Run's own publishes and commits.
+// Batch k+1 is decided while batch k is emitted, and emitted while k is
+// published; the decider's overlays let it see k's documents meanwhile.
 func (p *Pipeline) Run(ctx context.Context) error {
 	drain, stop := drainContext(ctx, p.cfg.ShutdownTimeout)
 	defer stop()
@@ -131,14 +132,13 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	defer abort()
 	p.running.Store(true)
 	defer p.running.Store(false)
-	prepared := make(chan batch, 1)
-	decided := make(chan batch, 1)
-	fetchErr := make(chan error, 1)
-	decideErr := make(chan error, 1)
+	prepared, decided, emitted := make(chan batch, 1), make(chan batch, 1), make(chan batch, 1)
+	fetchErr, decideErr, emitErr := make(chan error, 1), make(chan error, 1), make(chan error, 1)
 	go func() { fetchErr <- p.fetchLoop(work, prepared) }()
 	go func() { decideErr <- p.decideLoop(work, abort, prepared, decided) }()
-	err := p.finishLoop(ctx, drain, abort, decided)
-	return errors.Join(err, <-decideErr, <-fetchErr)
+	go func() { emitErr <- p.stageLoop(ctx, abort, decided, emitted, p.emitBatch(drain)) }()
+	err := p.stageLoop(ctx, abort, emitted, nil, p.publishBatch(drain))
+	return errors.Join(err, <-emitErr, <-decideErr, <-fetchErr)
 }
 
 // errAborted cancels fetching when a stage fails (as opposed to a shutdown,
@@ -173,18 +173,27 @@ func (p *Pipeline) decideLoop(work context.Context, abort func(), in <-chan batc
 	return err
 }
 
-// finishLoop emits, publishes and commits each decided batch, in order.
-func (p *Pipeline) finishLoop(ctx, drain context.Context, abort func(), in <-chan batch) error {
+// stageLoop applies do to each batch from in, in order, and passes it to out
+// (if any). After an error it passes nothing on but keeps draining in, so the
+// stages before it can finish; those records will be redelivered.
+func (p *Pipeline) stageLoop(ctx context.Context, abort func(), in <-chan batch, out chan<- batch, do func(batch) error) error {
+	if out != nil {
+		defer close(out)
+	}
 	var err error
 	for b := range in {
 		if err != nil {
-			continue // draining after an error: these records will be redelivered
+			continue
 		}
 		if ctx.Err() != nil {
 			p.running.Store(false)
 		}
-		if err = p.finish(drain, b); err != nil {
+		if err = do(b); err != nil {
 			abort()
+			continue
+		}
+		if out != nil {
+			out <- b
 		}
 	}
 	return err
@@ -260,51 +269,51 @@ func (p *Pipeline) decide(b *batch) error {
 	return p.step("staged", b.n)
 }
 
-// finish takes a decided batch through emit → publish → commit. A crash after
-// any step replays the batch: staged records give replayed records their first
-// verdicts, and publishing again is harmless.
-func (p *Pipeline) finish(ctx context.Context, b batch) error {
-	if p.passthrough {
-		return p.forward(ctx, b.msgs)
+// emitBatch writes a decided batch's output and waits for the broker's ack.
+func (p *Pipeline) emitBatch(ctx context.Context) func(batch) error {
+	return func(b batch) error {
+		if p.passthrough {
+			return p.forward(ctx, b.msgs)
+		}
+		start := time.Now()
+		if err := p.emit(ctx, b.msgs, b.dec.outs); err != nil {
+			return err
+		}
+		p.observe("emit", start)
+		return p.step("emitted", b.n)
 	}
-	start := time.Now()
-	if err := p.emit(ctx, b.msgs, b.dec.outs); err != nil {
-		return err
-	}
-	start = p.observe("emit", start)
-	if err := p.step("emitted", b.n); err != nil {
-		return err
-	}
-	if err := p.index.Publish(b.dec.publish); err != nil {
-		return fmt.Errorf("publish %d documents: %w", len(b.dec.publish), err)
-	}
-	p.dec.retire(b.dec.overlay)
-	start = p.observe("publish", start)
-	if err := p.step("published", b.n); err != nil {
-		return err
-	}
-	p.commit(ctx, b.msgs)
-	p.observe("commit", start)
-	p.tally(b.items, &b.dec)
-	return p.step("committed", b.n)
 }
 
-// forward is process for a passthrough pipeline: emit unchanged, then commit.
+// publishBatch makes an emitted batch's documents findable, then commits its
+// offsets. A crash after any step replays the batch: staged records give
+// replayed records their first verdicts, and publishing again is harmless.
+func (p *Pipeline) publishBatch(ctx context.Context) func(batch) error {
+	return func(b batch) error {
+		start := time.Now()
+		if !p.passthrough {
+			if err := p.index.Publish(b.dec.publish); err != nil {
+				return fmt.Errorf("publish %d documents: %w", len(b.dec.publish), err)
+			}
+			p.dec.retire(b.dec.overlay)
+			start = p.observe("publish", start)
+			if err := p.step("published", b.n); err != nil {
+				return err
+			}
+		}
+		p.commit(ctx, b.msgs)
+		p.observe("commit", start)
+		p.tally(&b)
+		return p.step("committed", b.n)
+	}
+}
+
+// forward is emit for a passthrough pipeline: every record unchanged.
 func (p *Pipeline) forward(ctx context.Context, msgs []kafka.Message) error {
 	out := make([]kafka.Message, len(msgs))
 	for i, m := range msgs {
 		out[i] = kafka.Message{Topic: p.cfg.Kafka.Output, Key: m.Key, Value: m.Value, Headers: m.Headers, Time: m.Time}
 	}
-	if err := p.write(ctx, out); err != nil {
-		return err
-	}
-	p.commit(ctx, msgs)
-	p.mu.Lock()
-	p.counts.Records += int64(len(msgs))
-	p.counts.Forwarded += int64(len(msgs))
-	p.counts.Batches++
-	p.mu.Unlock()
-	return nil
+	return p.write(ctx, out)
 }
 
 func (p *Pipeline) workers() int {

@@ -5,8 +5,16 @@ import (
 )
 
 // tally updates counts and metrics after a batch is committed.
-func (p *Pipeline) tally(items []item, dec *decided) {
-	st, outs := &dec.stats, dec.outs
+func (p *Pipeline) tally(b *batch) {
+	if p.passthrough {
+		p.mu.Lock()
+		p.counts.Batches++
+		p.counts.Records += int64(len(b.msgs))
+		p.counts.Forwarded += int64(len(b.msgs))
+		p.mu.Unlock()
+		return
+	}
+	items, st, outs := b.items, &b.dec.stats, b.dec.outs
 	p.mu.Lock()
 	c := &p.counts
 	c.Batches++

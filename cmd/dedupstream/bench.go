@@ -100,6 +100,8 @@ type benchRun struct {
 	elapsed  time.Duration
 	cpu      time.Duration // process CPU during the run
 	peakRSS  int64         // bytes, peak during the run
+	anon     int64         // RssAnon at the end of the run: heap, stacks
+	file     int64         // RssFile at the end of the run: mapped files (Badger tables)
 	stateB   int64         // bytes on disk after close
 	stateDoc uint64        // documents stored
 	stages   string        // seconds per pipeline stage, from the metrics
@@ -184,7 +186,8 @@ wait:
 		case <-tick.C:
 		}
 	}
-	run := &benchRun{elapsed: time.Since(start), cpu: cpuTime() - cpu0, peakRSS: peakRSS(), counts: p.Counts()}
+	run := &benchRun{elapsed: time.Since(start), cpu: cpuTime() - cpu0, peakRSS: peakRSS(), counts: p.Counts(),
+		anon: procStatus("RssAnon"), file: procStatus("RssFile")}
 	cancel()
 	if err == nil {
 		err = <-done
@@ -226,6 +229,8 @@ func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
 	if pass != nil {
 		fmt.Fprintf(w, "\nthroughput ratio dedupstream/passthrough: %.2f\n", pass.elapsed.Seconds()/run.elapsed.Seconds())
 	}
+	fmt.Fprintf(w, "resident at the end of the filter run: %.0f MB anonymous (heap, stacks), %.0f MB file-backed (mapped Badger tables)\n",
+		float64(run.anon)/1e6, float64(run.file)/1e6)
 	if run.stages != "" {
 		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 // seen is one record read back from an output topic.
@@ -22,67 +23,21 @@ type seen struct {
 	errClass, errMsg       string
 }
 
-// readOutputs reads back everything the filter wrote, over the same broker:
-// every partition of the output, duplicates and dead-letter topics, from the
-// first offset to the high watermark.
+// readOutputs reads back everything the filter wrote, over the same broker.
 func readOutputs(ctx context.Context, addr string, cfg Config) ([]seen, error) {
-	var out []seen
-	for _, topic := range []string{cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter} {
-		got, err := readTopic(ctx, addr, topic)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, got...)
-	}
-	return out, nil
-}
-
-func readTopic(ctx context.Context, addr, topic string) ([]seen, error) {
-	conn, err := kafka.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Close()
-	parts, err := conn.ReadPartitions(topic)
-	if err != nil {
-		return nil, fmt.Errorf("read back %s: %w", topic, err)
-	}
-	var out []seen
-	for _, p := range parts {
-		got, err := readPartition(ctx, addr, topic, p.ID)
-		if err != nil {
-			return out, err
-		}
-		out = append(out, got...)
-	}
-	return out, nil
-}
-
-func readPartition(ctx context.Context, addr, topic string, partition int) ([]seen, error) {
-	conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, partition)
-	if err != nil {
-		return nil, err
-	}
-	last, err := conn.ReadLastOffset()
-	conn.Close()
-	if err != nil || last == 0 {
-		return nil, err
-	}
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: partition, MaxWait: 50 * time.Millisecond})
-	defer r.Close()
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var out []seen
-	for {
-		m, err := r.ReadMessage(ctx)
+	for _, topic := range []string{cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter} {
+		msgs, err := embedded.ReadAll(ctx, addr, topic)
 		if err != nil {
-			return out, fmt.Errorf("read back %s/%d: %w", topic, partition, err)
+			return out, fmt.Errorf("read back outputs: %w", err)
 		}
-		out = append(out, parseSeen(m))
-		if m.Offset >= last-1 {
-			return out, nil
+		for _, m := range msgs {
+			out = append(out, parseSeen(m))
 		}
 	}
+	return out, nil
 }
 
 func parseSeen(m kafka.Message) seen {

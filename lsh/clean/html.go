@@ -77,7 +77,20 @@ type walk struct {
 	titleNext bool     // the next text token is <title> content
 	haveTitle bool     // the first <title> has been seen
 	name      [32]byte // scratch for the current tag name
+	form      formMark // an open page-level <form>, kept only if it proves to be content
 }
+
+// formMark remembers where the body stood when a page-level <form> opened.
+type formMark struct {
+	at     int // 1 + its index in the open-element stack; 0 if none is open
+	len    int // len(body.dst) at its start
+	tokens int // body.tokens at its start
+}
+
+// minPageFormWords is how many words a page-level <form> must hold to be kept:
+// an ASP.NET WebForms page wraps its whole content in one, while a cookie
+// banner, a search box or a newsletter sign-up is a few words of chrome.
+const minPageFormWords = 40
 
 // run consumes tokens until the end of input or the word cap.
 func (k *walk) run(z *html.Tokenizer) {
@@ -88,6 +101,9 @@ func (k *walk) run(z *html.Tokenizer) {
 		k.titleNext = false
 		switch tt {
 		case html.ErrorToken:
+			if k.form.at > 0 { // an unclosed page-level form ends with the page
+				k.closeForm()
+			}
 			return
 		case html.TextToken:
 			k.text(z.Text(), title)
@@ -159,8 +175,12 @@ func (k *walk) start(id tagID, selfClosing bool) {
 	if isVoid(id) || selfClosing && !isRawText(id) {
 		return
 	}
-	if k.dropAt == 0 && k.dropped(id) && !k.pageForm(id) {
-		k.dropAt = len(k.s.stack) + 1
+	if k.dropAt == 0 && k.dropped(id) {
+		if k.pageForm(id) {
+			k.form = formMark{at: len(k.s.stack) + 1, len: len(k.s.body.dst), tokens: k.s.body.tokens}
+		} else {
+			k.dropAt = len(k.s.stack) + 1
+		}
 	}
 	k.s.stack = append(k.s.stack, id)
 	k.titleNext = id == tagID(atom.Title) && k.dropAt == 0
@@ -199,9 +219,10 @@ func (k *walk) dropped(id tagID) bool {
 	return false
 }
 
-// pageForm reports whether id is a <form> that wraps the whole page (its
+// pageForm reports whether id is a <form> that may wrap the whole page (its
 // parent is <body> or <html>, or it has none), as ASP.NET WebForms pages do.
-// Such a form is not page chrome, and dropping it would drop everything.
+// Dropping such a form would drop everything, so its text is written and
+// taken back when it closes if it was too short to be content (closeForm).
 func (k *walk) pageForm(id tagID) bool {
 	if id != tagID(atom.Form) {
 		return false
@@ -223,6 +244,19 @@ func (k *walk) popTo(n int) {
 	if k.dropAt > n {
 		k.dropAt = 0
 	}
+	if k.form.at > n {
+		k.closeForm()
+	}
+}
+
+// closeForm takes back the text of a page-level form that held fewer than
+// minPageFormWords words.
+func (k *walk) closeForm() {
+	b := &k.s.body
+	if b.tokens-k.form.tokens < minPageFormWords && !b.full {
+		b.dst, b.tokens, b.inWord = b.dst[:k.form.len], k.form.tokens, false
+	}
+	k.form = formMark{}
 }
 
 // closeImplied closes elements whose end tag HTML lets authors omit when the

@@ -123,8 +123,13 @@ func TestHTMLDropTags(t *testing.T) {
 	f([]string{"TABLE"}, "<nav>n</nav><table><tr><td>t</td></tr></table>", "n")
 	f([]string{"my-widget"}, "a <my-widget>w<b>x</b></my-widget> b", "a b")
 	f([]string{}, "<noscript><p>enable js</p></noscript>x", "x") // raw markup is never text
-	f(nil, "<body><form id=aspnetForm><div><form>login</form>text</div></form>", "text")
-	f(nil, "<form><p>page</p></form>", "page")
+	// A page-level form is kept when it holds the page (ASP.NET WebForms)…
+	page := strings.Repeat("word ", 45)
+	f(nil, "<body><form id=aspnetForm><div><form>login</form>"+page+"</div></form>", strings.TrimSpace(page))
+	f(nil, "<form><p>"+page+"</p></form>", strings.TrimSpace(page))
+	// …and dropped when it is a few words of chrome, like a cookie banner.
+	f(nil, "<body><p>story text</p><form>we use cookies <button>ok</button></form><p>more</p>", "story text more")
+	f(nil, "<body><p>story</p><form>we use cookies", "story")
 	f(nil, "<body><div><form>cookies</form></div>text", "text")
 }
 

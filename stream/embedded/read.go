@@ -1,0 +1,58 @@
+package embedded
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// ReadAll reads every record currently in topic on the brokers at addr: each
+// partition from its first offset to its high watermark, partitions in order.
+// It is for demos and tests that check what a run wrote; it works with any
+// broker, embedded or not.
+func ReadAll(ctx context.Context, addr, topic string) ([]kafka.Message, error) {
+	conn, err := kafka.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	parts, err := conn.ReadPartitions(topic)
+	conn.Close()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", topic, err)
+	}
+	var out []kafka.Message
+	for _, p := range parts {
+		got, err := readPartition(ctx, addr, topic, p.ID)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+func readPartition(ctx context.Context, addr, topic string, partition int) ([]kafka.Message, error) {
+	conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, partition)
+	if err != nil {
+		return nil, err
+	}
+	first, last, err := conn.ReadOffsets()
+	conn.Close()
+	if err != nil || last <= first {
+		return nil, err
+	}
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: partition, MaxWait: 50e6})
+	defer r.Close()
+	var out []kafka.Message
+	for {
+		m, err := r.ReadMessage(ctx)
+		if err != nil {
+			return out, fmt.Errorf("read %s/%d at %d of [%d, %d): %w", topic, partition, len(out), first, last, err)
+		}
+		out = append(out, m)
+		if m.Offset >= last-1 {
+			return out, nil
+		}
+	}
+}
