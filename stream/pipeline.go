@@ -116,8 +116,8 @@ func (p *Pipeline) Counts() Counts {
 }
 
 // Run consumes until ctx is cancelled or a non-retryable error occurs. When ctx
-// is cancelled it stops fetching and finishes the batches in hand — emit, store,
-// commit — giving that work up to shutdown_timeout.
+// is cancelled it stops fetching and finishes the batches in hand — decide,
+// stage, emit, publish, commit — giving that work up to shutdown_timeout.
 //
 // Four goroutines, owned by Run, pass batches along in order: one fetches and
 // prepares (decode, clean, sketch — in parallel), one decides and stages, one
@@ -134,10 +134,13 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	defer p.running.Store(false)
 	prepared, decided, emitted := make(chan batch, 1), make(chan batch, 1), make(chan batch, 1)
 	fetchErr, decideErr, emitErr := make(chan error, 1), make(chan error, 1), make(chan error, 1)
+	loop := func(in <-chan batch, out chan<- batch, do func(*batch) error) error {
+		return p.stageLoop(ctx, work, abort, in, out, do)
+	}
 	go func() { fetchErr <- p.fetchLoop(work, prepared) }()
-	go func() { decideErr <- p.decideLoop(work, abort, prepared, decided) }()
-	go func() { emitErr <- p.stageLoop(ctx, abort, decided, emitted, p.emitBatch(drain)) }()
-	err := p.stageLoop(ctx, abort, emitted, nil, p.publishBatch(drain))
+	go func() { decideErr <- loop(prepared, decided, p.decide) }()
+	go func() { emitErr <- loop(decided, emitted, p.emitBatch(drain)) }()
+	err := loop(emitted, nil, p.publishBatch(drain))
 	return errors.Join(err, <-emitErr, <-decideErr, <-fetchErr)
 }
 
@@ -153,42 +156,23 @@ type batch struct {
 	dec   decided // decisions, once made
 }
 
-// decideLoop decides and stages each prepared batch, in order. After an error,
-// or once work is cancelled by one, it passes nothing on but keeps draining.
-func (p *Pipeline) decideLoop(work context.Context, abort func(), in <-chan batch, out chan<- batch) error {
-	defer close(out)
-	var err error
-	for b := range in {
-		if err != nil || context.Cause(work) == errAborted {
-			continue // a later stage failed: these records will be redelivered
-		}
-		if !p.passthrough {
-			if err = p.decide(&b); err != nil {
-				abort()
-				continue
-			}
-		}
-		out <- b
-	}
-	return err
-}
-
-// stageLoop applies do to each batch from in, in order, and passes it to out
-// (if any). After an error it passes nothing on but keeps draining in, so the
-// stages before it can finish; those records will be redelivered.
-func (p *Pipeline) stageLoop(ctx context.Context, abort func(), in <-chan batch, out chan<- batch, do func(batch) error) error {
+// stageLoop applies do to each batch from in, in order, and passes it on to
+// out (if any). Once any stage has failed and aborted the run, it does no more
+// work but keeps draining in, so the stages before it can finish; the records
+// it skips were not committed and will be redelivered.
+func (p *Pipeline) stageLoop(ctx, work context.Context, abort func(), in <-chan batch, out chan<- batch, do func(*batch) error) error {
 	if out != nil {
 		defer close(out)
 	}
 	var err error
 	for b := range in {
-		if err != nil {
+		if err != nil || context.Cause(work) == errAborted {
 			continue
 		}
 		if ctx.Err() != nil {
-			p.running.Store(false)
+			p.running.Store(false) // draining
 		}
-		if err = do(b); err != nil {
+		if err = do(&b); err != nil {
 			abort()
 			continue
 		}
@@ -252,6 +236,9 @@ func (p *Pipeline) fetch(ctx context.Context) ([]kafka.Message, error) {
 // decide decides a batch and stages its new documents, so that whatever
 // happens next, a replay finds the verdicts given here.
 func (p *Pipeline) decide(b *batch) error {
+	if p.passthrough {
+		return nil
+	}
 	start := time.Now()
 	dec, err := p.dec.decideBatch(b.items)
 	if err != nil {
@@ -270,8 +257,8 @@ func (p *Pipeline) decide(b *batch) error {
 }
 
 // emitBatch writes a decided batch's output and waits for the broker's ack.
-func (p *Pipeline) emitBatch(ctx context.Context) func(batch) error {
-	return func(b batch) error {
+func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
+	return func(b *batch) error {
 		if p.passthrough {
 			return p.forward(ctx, b.msgs)
 		}
@@ -287,8 +274,8 @@ func (p *Pipeline) emitBatch(ctx context.Context) func(batch) error {
 // publishBatch makes an emitted batch's documents findable, then commits its
 // offsets. A crash after any step replays the batch: staged records give
 // replayed records their first verdicts, and publishing again is harmless.
-func (p *Pipeline) publishBatch(ctx context.Context) func(batch) error {
-	return func(b batch) error {
+func (p *Pipeline) publishBatch(ctx context.Context) func(*batch) error {
+	return func(b *batch) error {
 		start := time.Now()
 		if !p.passthrough {
 			if err := p.index.Publish(b.dec.publish); err != nil {
@@ -302,7 +289,7 @@ func (p *Pipeline) publishBatch(ctx context.Context) func(batch) error {
 		}
 		p.commit(ctx, b.msgs)
 		p.observe("commit", start)
-		p.tally(&b)
+		p.tally(b)
 		return p.step("committed", b.n)
 	}
 }
