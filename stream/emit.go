@@ -15,9 +15,14 @@ const (
 	HeaderSketch     = "dedup.sketch"
 )
 
-// HeaderOriginalBytes is set on a dead-lettered record whose value was cut to
-// decode.max_message_bytes, with the value's full size.
-const HeaderOriginalBytes = "dedup.original_bytes"
+// Headers set on a dead letter that had to be cut to fit decode.max_message_bytes.
+const (
+	// HeaderOriginalBytes holds the full size of the value that was cut.
+	HeaderOriginalBytes = "dedup.original_bytes"
+	// HeaderDroppedHeaders holds how many of the record's own headers were
+	// dropped because they alone exceeded the cap.
+	HeaderDroppedHeaders = "dedup.dropped_headers"
+)
 
 // Dead-letter header names, as Kafka Connect writes them, so existing DLQ tooling works.
 const (
@@ -53,12 +58,7 @@ func (r router) route(in *kafka.Message, o *outcome) (kafka.Message, bool) {
 	if o.verdict == Invalid {
 		out.Topic = r.kafka.DeadLetter
 		out.Headers = r.errorHeaders(in, o.err)
-		if messageSize(&out) > r.maxVal {
-			// The broker could refuse it, and the stream must not stall: cut the value.
-			out.Headers = append(out.Headers, kafka.Header{Key: HeaderOriginalBytes, Value: strconv.AppendInt(nil, int64(len(out.Value)), 10)})
-			room := r.maxVal - messageSize(&out) + len(out.Value)
-			out.Value = out.Value[:max(room, 0)]
-		}
+		r.fit(&out, in, o.err)
 		return out, true
 	}
 	out.Topic = r.kafka.Output
@@ -70,6 +70,28 @@ func (r router) route(in *kafka.Message, o *outcome) (kafka.Message, bool) {
 	}
 	out.Headers = r.verdictHeaders(in.Headers, o)
 	return out, true
+}
+
+// fit cuts a dead letter that would weigh more than decode.max_message_bytes,
+// which the broker could refuse, stalling the stream: first the value (its
+// full size goes in dedup.original_bytes), then, if the record's own headers are
+// what is too big, those (their count goes in dedup.dropped_headers).
+func (r router) fit(out, in *kafka.Message, e *InputError) {
+	if messageSize(out) <= r.maxVal {
+		return
+	}
+	cut := kafka.Header{Key: HeaderOriginalBytes, Value: strconv.AppendInt(nil, int64(len(out.Value)), 10)}
+	out.Headers = append(out.Headers, cut)
+	room := r.maxVal - messageSize(out) + len(out.Value)
+	out.Value = out.Value[:max(room, 0)]
+	if room >= 0 {
+		return
+	}
+	dropped := kafka.Header{Key: HeaderDroppedHeaders, Value: strconv.AppendInt(nil, int64(len(in.Headers)), 10)}
+	out.Headers = append(r.connectHeaders(nil, in, e), cut, dropped)
+	if room = r.maxVal - messageSize(out); room < 0 {
+		out.Key = out.Key[:max(0, len(out.Key)+room)] // a key alone over the cap
+	}
 }
 
 func (r router) verdictHeaders(orig []kafka.Header, o *outcome) []kafka.Header {
@@ -90,6 +112,11 @@ func (r router) verdictHeaders(orig []kafka.Header, o *outcome) []kafka.Header {
 func (r router) errorHeaders(in *kafka.Message, e *InputError) []kafka.Header {
 	h := make([]kafka.Header, 0, len(in.Headers)+6)
 	h = append(h, withoutPrefix(in.Headers, "__connect.errors.")...)
+	return r.connectHeaders(h, in, e)
+}
+
+// connectHeaders appends the error headers Kafka Connect writes to dead letters.
+func (r router) connectHeaders(h []kafka.Header, in *kafka.Message, e *InputError) []kafka.Header {
 	return append(h,
 		kafka.Header{Key: HeaderErrTopic, Value: []byte(in.Topic)},
 		kafka.Header{Key: HeaderErrPartition, Value: strconv.AppendInt(nil, int64(in.Partition), 10)},
