@@ -1,14 +1,22 @@
 # The two commands of the README:
 #   make demo   build and run the demo (embedded broker, generated pages)
-#   make test   gofmt check, go vet, and the race-enabled test suite
+#   make test   gofmt check, go vet, the race-enabled test suite, and a short run
+#               of every fuzz target (FUZZTIME each; longer: make fuzz FUZZTIME=10m)
 GO ?= go
+FUZZTIME ?= 5s
 
-.PHONY: demo test build bench fuzz
+# package:FuzzTarget pairs
+FUZZ_TARGETS = ./stream:FuzzDecode ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
+	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./offline/corpus:FuzzReadReuters
+
+.PHONY: demo test unit fuzz build bench
 
 demo:
 	$(GO) run ./cmd/dedupstream demo
 
-test:
+test: fuzz unit
+
+unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
@@ -21,4 +29,8 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./...
 
 fuzz:
-	$(GO) test ./stream -run '^$$' -fuzz FuzzDecode -fuzztime 30s
+	@log=$$(mktemp); for t in $(FUZZ_TARGETS); do \
+	  echo "fuzz $${t#*:} in $${t%%:*} for $(FUZZTIME)"; \
+	  if ! $(GO) test -run '^$$' -fuzz "^$${t#*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}" >$$log 2>&1; then \
+	    cat $$log; rm -f $$log; exit 1; fi; \
+	done; rm -f $$log
