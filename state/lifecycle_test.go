@@ -226,8 +226,8 @@ func expiresAt(t *testing.T, s *Store, seq uint64) uint64 {
 func TestTTL(t *testing.T) {
 	t.Parallel()
 	s := openMem(t, Options{TTL: time.Second})
-	// Badger expiry is in whole seconds: write just after a second starts so the
-	// entries live for most of a second, then wait until two seconds later.
+	// Badger expiry is in whole seconds, rounded up: write just after a second
+	// starts so the lookups right after Put run well inside the TTL.
 	time.Sleep(time.Until(time.Now().Truncate(time.Second).Add(time.Second + 10*time.Millisecond)))
 	d := doc(1, 5)
 	put(t, s, d)
@@ -247,7 +247,9 @@ func TestTTL(t *testing.T) {
 	if n := visible(); n != 4 {
 		t.Fatalf("right after Put %d of 4 lookups found the document", n)
 	}
-	time.Sleep(2100 * time.Millisecond) // heads outlive postings by 1s (headSlack)
+	// Heads outlive postings by 1s (headSlack), and expiries round up to the
+	// next whole second, so all is gone three seconds after the write.
+	time.Sleep(3100 * time.Millisecond)
 	if n := visible(); n != 0 {
 		t.Errorf("after expiry %d lookups still found the document", n)
 	}
@@ -379,4 +381,16 @@ func TestOpenRefusesOtherFormat(t *testing.T) {
 		}
 		t.Fatalf("Open of format %d = %v", formatVersion+1, err)
 	}
+}
+
+func TestExpiryRoundsUp(t *testing.T) {
+	f := func(sec, nsec int64, want uint64) {
+		t.Helper()
+		if got := expiryOf(time.Unix(sec, nsec)); got != want {
+			t.Errorf("expiryOf(%d.%09d) = %d, want %d", sec, nsec, got, want)
+		}
+	}
+	f(10, 0, 10)
+	f(10, 1, 11)
+	f(10, 999_999_999, 11)
 }

@@ -124,10 +124,16 @@ func (s *Store) newBatch(docs []Doc) *batch {
 	}
 	if s.opt.TTL > 0 {
 		now := time.Now()
-		w.expires = uint64(now.Add(s.opt.TTL).Unix())
-		w.headExpiry = uint64(now.Add(s.opt.TTL + headSlack(s.opt.TTL)).Unix())
+		w.expires = expiryOf(now.Add(s.opt.TTL))
+		w.headExpiry = expiryOf(now.Add(s.opt.TTL + headSlack(s.opt.TTL)))
 	}
 	return w
+}
+
+// expiryOf is Badger's expiry (whole unix seconds) for an entry that must live
+// until t: rounded up, so a key never expires before its TTL is over.
+func expiryOf(t time.Time) uint64 {
+	return uint64((t.UnixNano() + int64(time.Second) - 1) / int64(time.Second))
 }
 
 // headSlack is how much longer than its postings a head is written to live, so

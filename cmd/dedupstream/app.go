@@ -79,9 +79,23 @@ func (a *app) listenAdmin(reg *prometheus.Registry) error {
 		}
 		fmt.Fprintln(w, "ok")
 	})
+	mux.HandleFunc("/debug/state/backup", a.serveBackup)
 	a.ln = ln
 	a.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	return nil
+}
+
+// serveBackup streams a consistent backup of the running filter's state, for
+// "dedupstream state backup --from": Badger lets one process open a directory.
+func (a *app) serveBackup(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		http.Error(w, "GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	if _, err := a.store.Backup(w); err != nil {
+		a.log.Error("state backup", zap.Error(err)) // headers are sent; the client sees a short body
+	}
 }
 
 // run serves the admin port and runs the pipeline until ctx is cancelled and

@@ -22,6 +22,7 @@ commands:
   run      consume pages from Kafka, tag or drop near-duplicates (stream mode)
   demo     run the filter on an embedded broker with generated pages (or --corpus)
   bench    measure the filter end to end against a plain passthrough
+  state    stats, backup, restore or compact a state directory
   broker   run an embedded Kafka-protocol broker on loopback
   version  print the version
 
@@ -50,6 +51,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, stderr)
+	case "state":
+		err = cmdState(ctx, args[1:], stdout, stderr)
 	case "broker":
 		err = cmdBroker(ctx, args[1:], stdout, stderr)
 	case "version":

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+
+	"github.com/dedupstream/dedupstream/state"
+)
+
+const stateUsage = `usage: dedupstream state <command> [flags]
+
+commands:
+  stats     documents, sizes and sketch version of a state directory
+  backup    write a backup: of a stopped state (--state) or of a running filter (--from its admin URL)
+  restore   load a backup into a new, empty state directory
+  compact   merge the LSM levels and collect value-log garbage (stopped state)
+`
+
+// cmdState runs the state maintenance commands.
+func cmdState(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, stateUsage)
+		return errUsage
+	}
+	fs := flag.NewFlagSet("state "+args[0], flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("state", "./data", "state directory")
+	from := fs.String("from", "", "backup: admin URL of a running filter, e.g. http://127.0.0.1:9090")
+	out := fs.String("out", "", "backup: file to write (default stdout)")
+	in := fs.String("in", "", "restore: backup file to read (default stdin)")
+	if err := parse(fs, args[1:]); err != nil {
+		return err
+	}
+	switch args[0] {
+	case "stats":
+		return stateStats(*dir, stdout)
+	case "backup":
+		return stateBackup(ctx, *dir, *from, *out, stdout)
+	case "restore":
+		return stateRestore(*dir, *in)
+	case "compact":
+		return withStore(*dir, func(s *state.Store) error { return s.Compact() })
+	}
+	fmt.Fprintf(stderr, "dedupstream state: unknown command %q\n\n%s", args[0], stateUsage)
+	return errUsage
+}
+
+// withStore opens a stopped state directory (any sketch version), runs fn, closes it.
+func withStore(dir string, fn func(*state.Store) error) error {
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	s, err := state.Open(state.Options{Dir: dir, GCInterval: -1})
+	if err != nil {
+		return err
+	}
+	return errors.Join(fn(s), s.Close())
+}
+
+func stateStats(dir string, w io.Writer) error {
+	return withStore(dir, func(s *state.Store) error {
+		st := s.Stats()
+		fmt.Fprintf(w, "state %s\n  sketch      %s\n  documents   %d\n  lsm bytes   %d\n  vlog bytes  %d\n  filter      %d keys, %d bytes in memory\n",
+			dir, s.SketchVersion(), st.Docs, st.LSMBytes, st.VLogBytes, st.FilterKeys, st.FilterBytes)
+		return nil
+	})
+}
+
+func stateBackup(ctx context.Context, dir, from, out string, stdout io.Writer) (err error) {
+	w := stdout
+	if out != "" {
+		f, err := os.Create(out)
+		if err != nil {
+			return err
+		}
+		defer func() { err = errors.Join(err, f.Close()) }()
+		w = f
+	}
+	if from == "" {
+		return withStore(dir, func(s *state.Store) error { _, err := s.Backup(w); return err })
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, from+"/debug/state/backup", nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("backup from %s: %w", from, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("backup from %s: %s", from, resp.Status)
+	}
+	_, err = io.Copy(w, resp.Body)
+	return err
+}
+
+func stateRestore(dir, in string) error {
+	r := io.Reader(os.Stdin)
+	if in != "" {
+		f, err := os.Open(in)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		r = f
+	}
+	return state.Restore(dir, r)
+}
