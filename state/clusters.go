@@ -1,0 +1,69 @@
+package state
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/dgraph-io/badger/v4"
+)
+
+// SetClusters rewrites the cluster ids of many documents — clusters[i] for
+// seqs[i] — in as few transactions as fit, keeping each record's expiry. It is
+// for the offline pass, which writes back every document's cluster. Documents
+// no longer stored (expired) are skipped and counted in missing.
+func (s *Store) SetClusters(seqs, clusters []uint64) (missing int, err error) {
+	if len(seqs) != len(clusters) {
+		return 0, fmt.Errorf("set clusters: %d seqs but %d clusters", len(seqs), len(clusters))
+	}
+	if err := s.enter(); err != nil {
+		return 0, err
+	}
+	defer s.leave()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	txn := s.db.NewTransaction(true)
+	defer func() { txn.Discard() }()
+	for i := range seqs {
+		e, ok, err := clusterEntry(txn, seqs[i], clusters[i])
+		if err != nil {
+			return missing, fmt.Errorf("set cluster of document %d: %w", seqs[i], err)
+		}
+		if !ok {
+			missing++
+			continue
+		}
+		if err = txn.SetEntry(e); errors.Is(err, badger.ErrTxnTooBig) {
+			if err = txn.Commit(); err == nil {
+				txn = s.db.NewTransaction(true)
+				err = txn.SetEntry(e)
+			}
+		}
+		if err != nil {
+			return missing, fmt.Errorf("set clusters: %w", err)
+		}
+	}
+	if err := txn.Commit(); err != nil {
+		return missing, fmt.Errorf("set clusters: %w", err)
+	}
+	return missing, nil
+}
+
+// clusterEntry reads seq's record and returns it rewritten with cluster.
+func clusterEntry(txn *badger.Txn, seq, cluster uint64) (*badger.Entry, bool, error) {
+	key := appendDocKey(nil, seq)
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := setRecordCluster(v, cluster); err != nil {
+		return nil, false, err
+	}
+	return &badger.Entry{Key: key, Value: v, ExpiresAt: item.ExpiresAt()}, true, nil
+}
