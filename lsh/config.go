@@ -1,0 +1,247 @@
+package lsh
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Config chooses a Method and its parameters. Params is inlined in YAML, so a
+// configuration written for the MinHash-only version (shingle, num_perm,
+// threshold, bands, rows, fp_weight, fn_weight, seed) keeps its meaning.
+// The zero value of every field means "use the default"; call
+// EnsureDefaults and then Validate before NewMethod.
+//
+// Which fields each method reads:
+//
+//	minhash       shingling, num_perm, bands, rows, seed, threshold
+//	oph           shingling, num_perm (bins), bands, rows, seed, threshold
+//	bottomk       shingling, num_perm (k), bottomk.keys, seed, threshold
+//	modm          shingling, modm.m, seed, threshold
+//	full          shingling, threshold
+//	supershingle  shingling, bands (super-shingles, 6), rows (minima each, 14), seed
+//	simhash       shingling, simhash.*, seed
+//	imatch        imatch.*
+type Config struct {
+	Method        string `yaml:"method"` // one of MethodNames; "" → minhash
+	Params        Params `yaml:",inline"`
+	ShingleOffset int    `yaml:"shingle_offset"` // keep every n-th window; 0 → 1
+	CharNgrams    bool   `yaml:"char_ngrams"`    // shingles are n-grams of `shingle` runes
+
+	BottomK BottomKParams `yaml:"bottomk"`
+	ModM    ModMParams    `yaml:"modm"`
+	SimHash SimHashParams `yaml:"simhash"`
+	IMatch  IMatchParams  `yaml:"imatch"`
+}
+
+// BottomKParams configures the bottomk method; its k is Params.NumPerm.
+type BottomKParams struct {
+	// Keys is how many of the smallest values are index keys; 0 → the
+	// smallest L with 1−(1−threshold)^L ≥ 0.99, a lower bound on the chance
+	// that a pair at the threshold becomes a candidate (see BottomK).
+	Keys int `yaml:"keys"`
+}
+
+// ModMParams configures the modm method.
+type ModMParams struct {
+	M int `yaml:"m"` // keep fingerprints ≡ 0 (mod M); 0 → 25
+}
+
+// SimHashParams configures the simhash method.
+type SimHashParams struct {
+	Distance int  `yaml:"distance"` // Hamming distance still "near"; 0 → 3
+	Blocks   int  `yaml:"blocks"`   // fingerprint blocks for the tables; 0 → distance+1
+	Words    bool `yaml:"words"`    // features are words, not shingles (pair with idf: by tf alone the commonest words set most bits)
+	IDF      bool `yaml:"idf"`      // weight words by idf (implies words; needs a Vocabulary)
+}
+
+// IMatchParams configures the imatch method.
+type IMatchParams struct {
+	// Select is "idf" (keep words whose normalised idf, ln(N/df)/ln(N), lies
+	// in [Low, High]) or "cf" (keep words whose collection frequency, total
+	// occurrences in the Vocabulary's documents, lies in [Low, High]).
+	// "" → "idf".
+	Select string `yaml:"select"`
+	// Low and High bound the interval; both 0 → [0.2, 0.8] for idf. For cf
+	// High must be set.
+	Low  float64 `yaml:"low"`
+	High float64 `yaml:"high"`
+	// MinWords is the fewest selected words a document needs to get a
+	// signature (and a key); 0 → 3. Fewer would make every short page with
+	// the same two mid-frequency words a duplicate of every other.
+	MinWords int `yaml:"min_words"`
+}
+
+// Defaults of the method parameters.
+const (
+	DefaultMethod           = MethodMinHash
+	DefaultModM             = 25
+	DefaultSimDistance      = 3
+	DefaultIMatchLow        = 0.2
+	DefaultIMatchHigh       = 0.8
+	DefaultIMatchWords      = 3
+	DefaultSuperShingles    = 6  // Fetterly's super-shingles per document
+	DefaultSuperShingleRows = 14 // minima per super-shingle
+)
+
+// MaxKeyBands bounds the keys per document of a method with positional
+// keys (simhash tables, supershingle pairs): the state's limit on bands.
+const MaxKeyBands = 256
+
+// EnsureDefaults replaces zero fields with their defaults.
+func (c *Config) EnsureDefaults() {
+	if c.Method == "" {
+		c.Method = DefaultMethod
+	}
+	if c.Method == MethodSuperShingle && c.Params.Bands == 0 && c.Params.Rows == 0 {
+		c.Params.Bands, c.Params.Rows = DefaultSuperShingles, DefaultSuperShingleRows
+	}
+	if c.Method == MethodSuperShingle && c.Params.NumPerm == 0 && c.Params.Bands > 0 && c.Params.Rows > 0 {
+		c.Params.NumPerm = c.Params.Bands * c.Params.Rows
+	}
+	c.Params.EnsureDefaults()
+	if c.ShingleOffset == 0 {
+		c.ShingleOffset = 1
+	}
+	if c.BottomK.Keys == 0 && c.Params.Threshold > 0 && c.Params.Threshold < 1 {
+		c.BottomK.Keys = bottomKKeys(c.Params.Threshold, c.Params.NumPerm)
+	}
+	if c.ModM.M == 0 {
+		c.ModM.M = DefaultModM
+	}
+	c.SimHash.ensureDefaults()
+	c.IMatch.ensureDefaults()
+}
+
+// bottomKKeys is the smallest L ≤ k with 1−(1−t)^L ≥ 0.99.
+func bottomKKeys(t float64, k int) int {
+	l := int(math.Ceil(math.Log(0.01) / math.Log(1-t)))
+	return max(1, min(l, k))
+}
+
+func (s *SimHashParams) ensureDefaults() {
+	if s.Distance == 0 {
+		s.Distance = DefaultSimDistance
+	}
+	if s.Blocks == 0 {
+		s.Blocks = s.Distance + 1
+	}
+	if s.IDF {
+		s.Words = true
+	}
+}
+
+func (m *IMatchParams) ensureDefaults() {
+	if m.Select == "" {
+		m.Select = "idf"
+	}
+	if m.Select == "idf" && m.Low == 0 && m.High == 0 {
+		m.Low, m.High = DefaultIMatchLow, DefaultIMatchHigh
+	}
+	if m.MinWords == 0 {
+		m.MinWords = DefaultIMatchWords
+	}
+}
+
+// Shingling returns the shingling the Config describes.
+func (c Config) Shingling() Shingling {
+	return Shingling{Length: c.Params.Shingle, Offset: c.ShingleOffset, Chars: c.CharNgrams}
+}
+
+// Validate reports the first invalid field, naming its key under "sketch.".
+func (c Config) Validate() error {
+	if !slices.Contains(MethodNames(), c.Method) {
+		return fmt.Errorf("sketch.method: must be one of %v, got %q", MethodNames(), c.Method)
+	}
+	if err := c.Params.Validate(); err != nil {
+		return err
+	}
+	if err := c.Shingling().Validate(); err != nil {
+		return err
+	}
+	switch c.Method {
+	case MethodBottomK:
+		if c.BottomK.Keys < 1 || c.BottomK.Keys > c.Params.NumPerm {
+			return fmt.Errorf("sketch.bottomk.keys: must be in [1, num_perm %d], got %d", c.Params.NumPerm, c.BottomK.Keys)
+		}
+	case MethodModM:
+		if c.ModM.M < 1 {
+			return fmt.Errorf("sketch.modm.m: must be >= 1, got %d", c.ModM.M)
+		}
+	case MethodSuperShingle:
+		if c.Params.Bands < 2 || c.Params.Bands*c.Params.Rows != c.Params.NumPerm {
+			return fmt.Errorf("sketch.bands, sketch.rows: supershingle needs bands >= 2 and bands*rows = num_perm %d, got %d*%d",
+				c.Params.NumPerm, c.Params.Bands, c.Params.Rows)
+		}
+		if n := c.Params.Bands * (c.Params.Bands - 1) / 2; n > MaxKeyBands {
+			return fmt.Errorf("sketch.bands: supershingle gives bands*(bands-1)/2 = %d keys, at most %d", n, MaxKeyBands)
+		}
+	case MethodSimHash:
+		return c.SimHash.validate()
+	case MethodIMatch:
+		return c.IMatch.validate()
+	}
+	return nil
+}
+
+func (s SimHashParams) validate() error {
+	switch {
+	case s.Distance < 0 || s.Distance > 63:
+		return fmt.Errorf("sketch.simhash.distance: must be in [0, 63], got %d", s.Distance)
+	case s.Blocks <= s.Distance || s.Blocks > 64:
+		return fmt.Errorf("sketch.simhash.blocks: must be in [distance+1, 64] = [%d, 64], got %d", s.Distance+1, s.Blocks)
+	}
+	if n := SimHashTables(s.Distance, s.Blocks); n > MaxKeyBands {
+		return fmt.Errorf("sketch.simhash.blocks: %d blocks at distance %d need C(%d,%d) = %d tables, at most %d",
+			s.Blocks, s.Distance, s.Blocks, s.Distance, n, MaxKeyBands)
+	}
+	return nil
+}
+
+func (m IMatchParams) validate() error {
+	switch {
+	case m.Select != "idf" && m.Select != "cf":
+		return fmt.Errorf("sketch.imatch.select: must be \"idf\" or \"cf\", got %q", m.Select)
+	case !(m.Low >= 0 && m.Low <= m.High) || math.IsInf(m.High, 0):
+		return fmt.Errorf("sketch.imatch.low, sketch.imatch.high: must be finite with 0 <= low <= high, got [%g, %g]", m.Low, m.High)
+	case m.Select == "cf" && m.High == 0:
+		return fmt.Errorf("sketch.imatch.high: must be > 0 for select \"cf\"")
+	case m.MinWords < 1:
+		return fmt.Errorf("sketch.imatch.min_words: must be >= 1, got %d", m.MinWords)
+	}
+	return nil
+}
+
+// NewMethod returns the Method c names. c must have been through
+// EnsureDefaults; NewMethod validates it. vocab is required by imatch and by
+// simhash with idf, and ignored otherwise.
+func NewMethod(c Config, vocab *Vocabulary) (Method, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	sh := c.Shingling()
+	switch c.Method {
+	case MethodMinHash:
+		return newMinHashMethod(c.Params, sh), nil
+	case MethodOPH:
+		return newOPHMethod(c.Params, sh), nil
+	case MethodBottomK:
+		return newBottomKMethod(c, sh), nil
+	case MethodModM:
+		return newModMMethod(c, sh), nil
+	case MethodFull:
+		return newFullMethod(c.Params.Threshold, sh), nil
+	case MethodSuperShingle:
+		return newSuperShingleMethod(c.Params, sh), nil
+	case MethodSimHash:
+		if c.SimHash.IDF && vocab == nil {
+			return nil, fmt.Errorf("sketch.simhash.idf: needs a vocabulary")
+		}
+		return newSimHashMethod(c, sh, vocab), nil
+	default: // MethodIMatch
+		if vocab == nil {
+			return nil, fmt.Errorf("sketch.method: imatch needs a vocabulary")
+		}
+		return newIMatchMethod(c.IMatch, vocab), nil
+	}
+}

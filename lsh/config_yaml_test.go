@@ -1,0 +1,43 @@
+package lsh
+
+import (
+	"testing"
+
+	"gopkg.in/yaml.v3"
+)
+
+// TestConfigYAML checks that a sketch section written for Params alone still
+// means the same under Config, and that the method sections parse.
+func TestConfigYAML(t *testing.T) {
+	const old = "shingle: 4\nnum_perm: 64\nthreshold: 0.7\nseed: 3\n"
+	var p Params
+	var c Config
+	if err := yaml.Unmarshal([]byte(old), &p); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal([]byte(old), &c); err != nil {
+		t.Fatal(err)
+	}
+	p.EnsureDefaults()
+	c.EnsureDefaults()
+	if c.Params != p || c.Method != MethodMinHash {
+		t.Fatalf("old config under Config: %+v, want Params %+v", c.Params, p)
+	}
+	m, err := NewMethod(c, nil)
+	if err != nil || m.Version() != p.Version() {
+		t.Fatalf("version %v, %v; want %q", m, err, p.Version())
+	}
+	const full = "method: simhash\nshingle: 3\nshingle_offset: 2\nchar_ngrams: true\n" +
+		"simhash: {distance: 5, blocks: 8, words: false}\nmodm: {m: 10}\nbottomk: {keys: 4}\n" +
+		"imatch: {select: cf, low: 2, high: 100, min_words: 5}\n"
+	c = Config{}
+	if err := yaml.Unmarshal([]byte(full), &c); err != nil {
+		t.Fatal(err)
+	}
+	want := Config{Method: MethodSimHash, Params: Params{Shingle: 3}, ShingleOffset: 2, CharNgrams: true,
+		SimHash: SimHashParams{Distance: 5, Blocks: 8}, ModM: ModMParams{M: 10}, BottomK: BottomKParams{Keys: 4},
+		IMatch: IMatchParams{Select: "cf", Low: 2, High: 100, MinWords: 5}}
+	if c != want {
+		t.Errorf("parsed %+v\nwant %+v", c, want)
+	}
+}

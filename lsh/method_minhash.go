@@ -1,0 +1,74 @@
+package lsh
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// minHashMethod is the MinHash path the pipeline has always used, behind
+// the Method interface: Sketcher.Signature, encoded by
+// Signature.AppendBinary, keyed by Sketcher.BandKeys.
+type minHashMethod struct {
+	s       *Sketcher
+	sh      Shingling
+	version string
+}
+
+func newMinHashMethod(p Params, sh Shingling) *minHashMethod {
+	return &minHashMethod{s: NewSketcher(p), sh: sh, version: bandedVersion(MethodMinHash, p, sh)}
+}
+
+// bandedVersion names a banded signature method: for word shingles with
+// offset 1 it is exactly Params.Version with the method's name, so a
+// minhash state written before Config existed keeps its version.
+func bandedVersion(name string, p Params, sh Shingling) string {
+	b := make([]byte, 0, 48)
+	b = append(b, name...)
+	b = strconv.AppendInt(b, int64(p.NumPerm), 10)
+	b = append(b, "-b"...)
+	b = strconv.AppendInt(b, int64(p.Bands), 10)
+	b = append(b, 'r')
+	b = strconv.AppendInt(b, int64(p.Rows), 10)
+	b = append(b, '-')
+	b = sh.appendVersion(b)
+	if p.Seed != 1 {
+		b = append(b, "-s"...)
+		b = strconv.AppendUint(b, p.Seed, 10)
+	}
+	return string(b)
+}
+
+func (m *minHashMethod) Name() string    { return MethodMinHash }
+func (m *minHashMethod) Version() string { return m.version }
+func (m *minHashMethod) KeyBands() int   { return m.s.p.Bands }
+
+func (m *minHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
+	sc.shingles = m.sh.Append(sc.shingles[:0], text)
+	sc.sig = m.s.Signature(sc.sig, sc.shingles)
+	if len(sc.shingles) > 0 {
+		keys = m.s.BandKeys(keys, sc.sig)
+	}
+	return sc.sig.AppendBinary(sketch), keys
+}
+
+func (m *minHashMethod) Compare(a, b []byte) (Estimate, error) {
+	return compareSignatures(a, b, m.s.p.NumPerm, m.s.p.Threshold)
+}
+
+// compareSignatures is Similarity on two encoded signatures of n values.
+func compareSignatures(a, b []byte, n int, threshold float64) (Estimate, error) {
+	if len(a) != 4*n || len(b) != 4*n {
+		return Estimate{Distance: -1}, fmt.Errorf("%w: signatures of %d and %d bytes, want %d", ErrSketch, len(a), len(b), 4*n)
+	}
+	same := 0
+	for i := 0; i < len(a); i += 4 {
+		v := binary.LittleEndian.Uint32(a[i:])
+		if v == binary.LittleEndian.Uint32(b[i:]) && v != math.MaxUint32 {
+			same++
+		}
+	}
+	sim := float64(same) / float64(n)
+	return Estimate{Resemblance: sim, Distance: -1, Near: sim >= threshold}, nil
+}

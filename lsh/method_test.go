@@ -1,0 +1,232 @@
+package lsh
+
+import (
+	"errors"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// testVocabulary counts n random documents of about 3 KB.
+func testVocabulary(n int) *Vocabulary {
+	r := rand.New(rand.NewPCG(9, 9))
+	var b VocabularyBuilder
+	for range n {
+		b.Add(zipfText(r, 3<<10))
+	}
+	return b.Vocabulary()
+}
+
+// zipfText returns normalised text of at least n bytes whose words follow a
+// Zipf law over a vocabulary of 5000 words, like real prose: short common
+// words and a long tail.
+func zipfText(r *rand.Rand, n int) []byte {
+	z := rand.NewZipf(r, 1.1, 2, 4999)
+	var b []byte
+	for len(b) < n {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = appendZipfWord(b, int(z.Uint64()))
+	}
+	return b
+}
+
+// appendZipfWord spells word number i: short for small i.
+func appendZipfWord(b []byte, i int) []byte {
+	for {
+		b = append(b, byte('a'+i%26))
+		i /= 26
+		if i == 0 {
+			return b
+		}
+	}
+}
+
+// testMethod builds the method name with c's other fields, failing the test
+// on error.
+func testMethod(tb testing.TB, name string, c Config, v *Vocabulary) Method {
+	tb.Helper()
+	c.Method = name
+	c.EnsureDefaults()
+	m, err := NewMethod(c, v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return m
+}
+
+// allMethods returns every method with default parameters (imatch and
+// simhash with idf on v).
+func allMethods(tb testing.TB, v *Vocabulary) []Method {
+	var ms []Method
+	for _, name := range MethodNames() {
+		ms = append(ms, testMethod(tb, name, Config{}, v))
+	}
+	return append(ms, testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, v))
+}
+
+func TestMethodVersions(t *testing.T) {
+	v := testVocabulary(20)
+	f := func(name string, c Config, want string) {
+		t.Helper()
+		if got := testMethod(t, name, c, v).Version(); got != want {
+			t.Errorf("%s %+v: Version %q, want %q", name, c, got, want)
+		}
+	}
+	f(MethodMinHash, Config{}, "minhash128-b16r8-w5")
+	f(MethodMinHash, Config{Params: Params{Shingle: 3, NumPerm: 64, Seed: 7}}, "minhash64-b10r6-w3-s7")
+	f(MethodMinHash, Config{ShingleOffset: 2, CharNgrams: true}, "minhash128-b16r8-c5o2")
+	f(MethodOPH, Config{}, "oph128-b16r8-w5")
+	f(MethodBottomK, Config{}, "bottomk128-l3-w5")
+	f(MethodBottomK, Config{Params: Params{Threshold: 0.5}}, "bottomk128-l7-w5")
+	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-w4")
+	f(MethodFull, Config{}, "full-w5")
+	f(MethodSuperShingle, Config{}, "supershingle6x14-w5")
+	f(MethodSimHash, Config{}, "simhash64-k3b4-w5")
+	f(MethodSimHash, Config{SimHash: SimHashParams{Distance: 5, Blocks: 8, Words: true}}, "simhash64-k5b8-w1")
+	f(MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, "simhash64-k3b4-w1-idf"+hex8(v.Digest()))
+	f(MethodIMatch, Config{}, "imatch-idf0.2-0.8-m3-v"+hex8(v.Digest()))
+	f(MethodIMatch, Config{IMatch: IMatchParams{Select: "cf", Low: 10, High: 500}}, "imatch-cf10-500-m3-v"+hex8(v.Digest()))
+}
+
+func hex8(d uint64) string { return string(appendDigest(nil, d)) }
+
+// TestMinHashMethodIsThePipelinePath checks that the minhash Method produces
+// exactly what the pipeline stores and looks up today.
+func TestMinHashMethodIsThePipelinePath(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 1))
+	for _, p := range []Params{{}, {Shingle: 3, NumPerm: 64, Seed: 9}, {Threshold: 0.5}} {
+		c := Config{Params: p}
+		m := testMethod(t, MethodMinHash, c, nil)
+		p.EnsureDefaults()
+		s := NewSketcher(p)
+		if m.Version() != p.Version() {
+			t.Errorf("Version %q, Params.Version %q", m.Version(), p.Version())
+		}
+		if m.KeyBands() != p.Bands {
+			t.Errorf("KeyBands %d, want %d", m.KeyBands(), p.Bands)
+		}
+		var sc Scratch
+		for range 20 {
+			text := randomText(r, 100+r.IntN(5000))
+			sk, keys := m.Sketch(&sc, text, nil, nil)
+			sig := s.Signature(nil, s.Shingles(nil, text))
+			if !slices.Equal(sk, sig.AppendBinary(nil)) || !slices.Equal(keys, s.BandKeys(nil, sig)) {
+				t.Fatalf("%+v: Method sketch or keys differ from Sketcher's", p)
+			}
+		}
+	}
+}
+
+func TestMethodContract(t *testing.T) {
+	v := testVocabulary(200)
+	r := rand.New(rand.NewPCG(3, 2))
+	a, b := zipfText(r, 3<<10), zipfText(r, 3<<10)
+	for _, m := range allMethods(t, v) {
+		var sc Scratch
+		prefix := []byte("prefix")
+		sa, ka := m.Sketch(&sc, a, slices.Clone(prefix), []uint64{42})
+		if !slices.Equal(sa[:len(prefix)], prefix) || ka[0] != 42 {
+			t.Fatalf("%s: Sketch does not append", m.Version())
+		}
+		sa, ka = sa[len(prefix):], ka[1:]
+		keep, keepKeys := slices.Clone(sa), slices.Clone(ka)
+		sb, kb := m.Sketch(&sc, b, nil, nil)
+		if !slices.Equal(sa, keep) || !slices.Equal(ka, keepKeys) {
+			t.Fatalf("%s: a second Sketch changed the first's results (aliasing)", m.Version())
+		}
+		if n := m.KeyBands(); n > 0 && (len(ka) > n || len(kb) > n) {
+			t.Errorf("%s: %d and %d keys, KeyBands %d", m.Version(), len(ka), len(kb), n)
+		}
+		self, err := m.Compare(sa, sa)
+		if err != nil || !self.Near || self.Resemblance != 1 {
+			t.Errorf("%s: Compare(a, a) = %+v, %v; want near with resemblance 1", m.Version(), self, err)
+		}
+		other, err := m.Compare(sa, sb)
+		// Unrelated SimHash fingerprints differ in 32±4 bits.
+		if err != nil || other.Near || other.Resemblance > 0.5 && other.Distance < 0 || other.Distance >= 0 && other.Distance < 16 {
+			t.Errorf("%s: Compare(a, b) of unrelated texts = %+v, %v", m.Version(), other, err)
+		}
+		if _, err := m.Compare(sa, append(slices.Clone(sb), 1)); !errors.Is(err, ErrSketch) {
+			t.Errorf("%s: Compare with a sketch one byte too long: %v, want ErrSketch", m.Version(), err)
+		}
+		t.Logf("%-30s sketch %5d B, %3d keys; unrelated: %+v", m.Version(), len(sa), len(ka), other)
+	}
+}
+
+// TestMethodEmpty checks that empty text gets a valid sketch and no keys.
+func TestMethodEmpty(t *testing.T) {
+	for _, m := range allMethods(t, testVocabulary(20)) {
+		var sc Scratch
+		sk, keys := m.Sketch(&sc, nil, nil, nil)
+		if len(keys) != 0 {
+			t.Errorf("%s: %d keys for empty text", m.Version(), len(keys))
+		}
+		if e, err := m.Compare(sk, sk); err != nil || e.Near && m.Name() != MethodSimHash {
+			t.Errorf("%s: empty vs empty = %+v, %v", m.Version(), e, err)
+		}
+	}
+}
+
+func TestMethodSketchAllocs(t *testing.T) {
+	text := zipfText(rand.New(rand.NewPCG(3, 3)), 3<<10)
+	for _, m := range allMethods(t, testVocabulary(50)) {
+		var sc Scratch
+		sk, keys := m.Sketch(&sc, text, nil, nil)
+		allocs := testing.AllocsPerRun(20, func() {
+			sk, keys = m.Sketch(&sc, text, sk[:0], keys[:0])
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %.0f allocations per Sketch with reused buffers", m.Version(), allocs)
+		}
+		if _, err := m.Compare(sk, sk); err != nil {
+			t.Fatal(err)
+		}
+		if allocs := testing.AllocsPerRun(20, func() { _, _ = m.Compare(sk, sk) }); allocs != 0 {
+			t.Errorf("%s: %.0f allocations per Compare", m.Version(), allocs)
+		}
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	f := func(c Config, key string) {
+		t.Helper()
+		c.EnsureDefaults()
+		err := c.Validate()
+		if key == "" {
+			if err != nil {
+				t.Errorf("%+v: %v", c, err)
+			}
+			return
+		}
+		if err == nil || !contains(err.Error(), key) {
+			t.Errorf("%+v: error %v, want one naming %s", c, err, key)
+		}
+	}
+	for _, name := range MethodNames() {
+		f(Config{Method: name}, "")
+	}
+	f(Config{Method: "lsh"}, "sketch.method")
+	f(Config{ShingleOffset: -1}, "sketch.shingle_offset")
+	f(Config{Method: MethodBottomK, BottomK: BottomKParams{Keys: 500}}, "sketch.bottomk.keys")
+	f(Config{Method: MethodModM, ModM: ModMParams{M: -3}}, "sketch.modm.m")
+	f(Config{Method: MethodSuperShingle, Params: Params{Bands: 6, Rows: 14, NumPerm: 128}}, "sketch.bands")
+	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 64}}, "sketch.simhash.distance")
+	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 5, Blocks: 5}}, "sketch.simhash.blocks")
+	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 10, Blocks: 20}}, "sketch.simhash.blocks")
+	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Select: "tf"}}, "sketch.imatch.select")
+	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Low: 0.9, High: 0.1}}, "sketch.imatch.low")
+	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Select: "cf"}}, "sketch.imatch.high")
+	f(Config{Params: Params{Shingle: 65}}, "sketch.shingle")
+
+	c := Config{Method: MethodIMatch}
+	c.EnsureDefaults()
+	if _, err := NewMethod(c, nil); err == nil {
+		t.Error("imatch without a vocabulary: no error")
+	}
+}
+
+func contains(s, sub string) bool {
+	return len(sub) == 0 || len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub))
+}

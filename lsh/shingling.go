@@ -1,0 +1,151 @@
+package lsh
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"unicode/utf8"
+
+	"github.com/cespare/xxhash/v2"
+)
+
+// MaxShingleOffset is the largest Shingling.Offset Validate accepts.
+const MaxShingleOffset = 1 << 10
+
+// Shingling says how normalised text becomes shingle fingerprints: windows
+// of Length consecutive words (or, with Chars, Length consecutive runes,
+// spaces included), of which every Offset-th is kept. Each kept window is
+// fingerprinted with xxhash64 of its bytes, as [Sketcher.Shingles] does;
+// with Offset 1 and word windows the two produce the same fingerprints.
+//
+// Offset k keeps the windows starting at word (or rune) 0, k, 2k, …: it
+// divides the work and the set size by k, but the choice is positional, so
+// one word inserted near the start shifts every later window off the grid.
+// Content-defined sampling (the modm method) does not have that weakness.
+type Shingling struct {
+	Length int  // words (runes with Chars) per shingle; 0 → 5
+	Offset int  // keep every Offset-th window; 0 → 1
+	Chars  bool // character n-grams instead of word shingles
+}
+
+// EnsureDefaults replaces zero fields with their defaults.
+func (s *Shingling) EnsureDefaults() {
+	if s.Length == 0 {
+		s.Length = 5
+	}
+	if s.Offset == 0 {
+		s.Offset = 1
+	}
+}
+
+// Validate reports the first invalid field, naming its key under "sketch.".
+func (s Shingling) Validate() error {
+	switch {
+	case s.Length < 1 || s.Length > MaxShingle:
+		return fmt.Errorf("sketch.shingle: must be in [1, %d], got %d", MaxShingle, s.Length)
+	case s.Offset < 1 || s.Offset > MaxShingleOffset:
+		return fmt.Errorf("sketch.shingle_offset: must be in [1, %d], got %d", MaxShingleOffset, s.Offset)
+	}
+	return nil
+}
+
+// Version returns the shingling's part of a sketch version string: "w5" for
+// 5-word shingles, "c7" for 7-rune n-grams, with "o3" appended for offset 3.
+func (s Shingling) Version() string {
+	return string(s.appendVersion(nil))
+}
+
+func (s Shingling) appendVersion(b []byte) []byte {
+	if s.Chars {
+		b = append(b, 'c')
+	} else {
+		b = append(b, 'w')
+	}
+	b = strconv.AppendInt(b, int64(s.Length), 10)
+	if s.Offset > 1 {
+		b = append(b, 'o')
+		b = strconv.AppendInt(b, int64(s.Offset), 10)
+	}
+	return b
+}
+
+// Append appends to dst the fingerprints of the kept windows of text and
+// returns the extended slice. A text shorter than one window (but not empty)
+// yields one fingerprint of the whole text; empty text yields none. Repeated
+// windows repeat their fingerprint. s must be valid (zero fields are not
+// defaulted here).
+func (s Shingling) Append(dst []uint64, text []byte) []uint64 {
+	if len(text) == 0 {
+		return dst
+	}
+	if s.Chars {
+		return appendCharGrams(dst, text, s.Length, s.Offset)
+	}
+	return appendWordShingles(dst, text, s.Length, s.Offset)
+}
+
+// appendWordShingles is Sketcher.Shingles with an offset: window i (counted
+// from 0) is kept when i%offset == 0.
+func appendWordShingles(dst []uint64, text []byte, w, offset int) []uint64 {
+	lo, words, win := 0, 0, 0 // lo: first byte of the current window
+	for pos := 0; ; {
+		end := len(text)
+		if i := bytes.IndexByte(text[pos:], ' '); i >= 0 {
+			end = pos + i
+		}
+		words++
+		if words >= w {
+			if win%offset == 0 {
+				dst = append(dst, xxhash.Sum64(text[lo:end]))
+			}
+			win++
+			lo += bytes.IndexByte(text[lo:], ' ') + 1
+		}
+		if end == len(text) {
+			break
+		}
+		pos = end + 1
+	}
+	if words < w {
+		dst = append(dst, xxhash.Sum64(text))
+	}
+	return dst
+}
+
+// appendCharGrams fingerprints every offset-th window of n runes. starts is
+// a ring of the byte offsets of the last n+1 rune starts.
+func appendCharGrams(dst []uint64, text []byte, n, offset int) []uint64 {
+	var ring [MaxShingle + 1]int
+	runes, win := 0, 0
+	for pos := 0; pos < len(text); {
+		ring[runes%(n+1)] = pos
+		runes++
+		if c := text[pos]; c < utf8.RuneSelf {
+			pos++
+		} else {
+			_, size := utf8.DecodeRune(text[pos:])
+			pos += size
+		}
+		if runes >= n {
+			if win%offset == 0 {
+				lo := ring[(runes-n)%(n+1)]
+				dst = append(dst, xxhash.Sum64(text[lo:pos]))
+			}
+			win++
+		}
+	}
+	if runes < n {
+		dst = append(dst, xxhash.Sum64(text))
+	}
+	return dst
+}
+
+// AppendWords appends the fingerprint (xxhash64) of every word of text to
+// dst, in order, and returns the extended slice: the term fingerprints used
+// by Vocabulary, the tf vectors, I-Match and edit similarity.
+func AppendWords(dst []uint64, text []byte) []uint64 {
+	if len(text) == 0 {
+		return dst
+	}
+	return appendWordShingles(dst, text, 1, 1)
+}
