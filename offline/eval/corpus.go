@@ -3,6 +3,7 @@ package eval
 import (
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/offline/corpus"
 	"github.com/dedupstream/dedupstream/offline/gen"
 )
 
@@ -38,4 +39,26 @@ func Sets(docs []Doc) [][]uint64 {
 		sets[i] = lsh.SortedSet(sh.Append(nil, d.Text))
 	}
 	return sets
+}
+
+// CleanCorpus reads up to limit documents (0: all) of a corpus with corpus.Read and
+// cleans each as HTML or plain text, whichever it looks like, dropping documents left
+// without words.
+func CleanCorpus(path string, limit int) ([]Doc, error) {
+	c := clean.New(clean.Options{})
+	var docs []Doc
+	err := corpus.Read(path, limit, func(d corpus.Doc) error {
+		var text []byte
+		var res clean.Result
+		if clean.LooksLikeHTML([]byte(d.Body)) {
+			text, res = c.HTML(nil, []byte(d.Body))
+		} else {
+			text, res = c.Text(nil, []byte(d.Body))
+		}
+		if res.Tokens > 0 {
+			docs = append(docs, Doc{ID: d.ID, Text: text})
+		}
+		return nil
+	})
+	return docs, err
 }

@@ -177,3 +177,26 @@ func mustLabels(t *testing.T, ids []string) *quality.Clustering {
 	}
 	return c
 }
+
+func TestPagesRoundTrip(t *testing.T) {
+	pages := generate(50, gen.Options{Seed: 5})
+	var buf bytes.Buffer
+	if err := WritePages(&buf, pages); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadPages(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(pages) {
+		t.Fatalf("read %d pages, wrote %d", len(got), len(pages))
+	}
+	for i := range got {
+		if got[i] != pages[i] {
+			t.Errorf("page %d: read %+v, wrote %+v", i, got[i].ID, pages[i].ID)
+		}
+	}
+	if _, err := ReadPages(bytes.NewBufferString(`{"id":"a","kind":"sideways"}`)); err == nil {
+		t.Error("no error for an unknown kind")
+	}
+}
