@@ -3,6 +3,8 @@
 //	dedupstream run     consume, decide, emit (the stream mode)
 //	dedupstream demo    the whole thing on an embedded broker with generated pages
 //	dedupstream broker  an embedded Kafka-protocol broker for trials and tests
+//	dedupstream gen     labelled near-duplicate pages, their truth and exact pair overlaps
+//	dedupstream eval    score sketch methods and thresholds against a labelled corpus
 package main
 
 import (
@@ -22,6 +24,8 @@ commands:
   run      consume pages from Kafka, tag or drop near-duplicates (stream mode)
   demo     run the filter on an embedded broker with generated pages (or --corpus)
   bench    measure the filter end to end against a plain passthrough
+  gen      generate labelled near-duplicate pages (JSONL and/or Kafka) and their ground truth
+  eval     score sketch methods and thresholds against labelled pages or a real corpus
   state    stats, backup, restore or compact a state directory
   broker   run an embedded Kafka-protocol broker on loopback
   version  print the version
@@ -51,6 +55,10 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "bench":
 		err = cmdBench(ctx, args[1:], stdout, stderr)
+	case "gen":
+		err = cmdGen(ctx, args[1:], stdout, stderr)
+	case "eval":
+		err = cmdEval(ctx, args[1:], stdout, stderr)
 	case "state":
 		err = cmdState(ctx, args[1:], stdout, stderr)
 	case "broker":

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dedupstream/dedupstream/offline/eval"
+	"github.com/dedupstream/dedupstream/offline/quality"
+)
+
+// evalOptions are the flags of dedupstream eval.
+type evalOptions struct {
+	pages, truth, corpus string
+	limit                int
+	methods              []string
+	thresholds           []float64
+	algorithm            string
+}
+
+// cmdEval scores sketch methods and thresholds in process against a labelled corpus
+// (dedupstream gen's pages and truth) or the exact oracle's pairs of a real corpus, and
+// prints a Markdown table.
+func cmdEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseEval(args, stderr)
+	if err != nil {
+		return err
+	}
+	docs, truth, source, err := evalInput(o)
+	if err != nil {
+		return err
+	}
+	rows, err := eval.Run(docs, truth, eval.Options{Methods: o.methods, Thresholds: o.thresholds, Algorithm: o.algorithm})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d documents (%s), clusters by %s\n\n", len(docs), source, o.algorithm)
+	return eval.WriteMarkdown(stdout, rows)
+}
+
+func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
+	var o evalOptions
+	var methods, thresholds string
+	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.pages, "pages", "", "pages JSONL written by dedupstream gen --out (with --truth)")
+	fs.StringVar(&o.truth, "truth", "", "ground truth written by dedupstream gen --truth")
+	fs.StringVar(&o.corpus, "corpus", "", "real corpus instead; the truth is the exact oracle's pairs at each threshold")
+	fs.IntVar(&o.limit, "limit", 5000, "documents to read from --corpus (0: all)")
+	fs.StringVar(&methods, "methods", "minhash", "comma-separated sketch methods (minhash, oph, bottomk, modm, full, supershingle, simhash, imatch)")
+	fs.StringVar(&thresholds, "thresholds", "0.8", "comma-separated similarity thresholds")
+	fs.StringVar(&o.algorithm, "algorithm", "components", "clustering of the verified pairs (components, center, merge-center, star, ...)")
+	if err := parse(fs, args); err != nil {
+		return o, err
+	}
+	o.methods = strings.Split(methods, ",")
+	for _, s := range strings.Split(thresholds, ",") {
+		t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(t > 0 && t <= 1) {
+			return o, fmt.Errorf("eval: --thresholds: %q is not in (0, 1]", s)
+		}
+		o.thresholds = append(o.thresholds, t)
+	}
+	if (o.corpus == "") == (o.pages == "") || (o.pages != "") != (o.truth != "") {
+		return o, fmt.Errorf("eval: give --pages with --truth, or --corpus")
+	}
+	return o, nil
+}
+
+// evalInput loads the documents and their truth.
+func evalInput(o evalOptions) ([]eval.Doc, eval.TruthFunc, string, error) {
+	if o.corpus != "" {
+		docs, err := eval.CleanCorpus(o.corpus, o.limit)
+		if err != nil {
+			return nil, nil, "", err
+		}
+		truth, err := eval.Natural(docs, slices.Min(o.thresholds))
+		return docs, truth, o.corpus + ", truth: exact oracle", err
+	}
+	f, err := os.Open(o.pages)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer f.Close()
+	pages, err := eval.ReadPages(f)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	tf, err := os.Open(o.truth)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer tf.Close()
+	c, err := quality.ReadClustering(tf, quality.FormatLabels)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	return eval.CleanPages(pages), eval.Labelled(c), o.pages + ", truth: " + o.truth, nil
+}

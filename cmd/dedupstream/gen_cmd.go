@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/offline/corpus"
+	"github.com/dedupstream/dedupstream/offline/eval"
+	"github.com/dedupstream/dedupstream/offline/gen"
+)
+
+// genOptions are the flags of dedupstream gen.
+type genOptions struct {
+	pages                       int
+	corpus                      string
+	limit                       int
+	opt                         gen.Options
+	out, truth, pairs           string
+	brokers, topic              string
+	copyRate, editRate, russian float64
+}
+
+// cmdGen writes labelled near-duplicate pages: JSONL and/or a Kafka topic, the
+// ground-truth clustering and the exact overlap of every (copy, origin) pair.
+func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	o, err := parseGen(args, stderr)
+	if err != nil {
+		return err
+	}
+	pages, err := genPages(o)
+	if err != nil {
+		return err
+	}
+	if err := writeFile(o.out, func(w io.Writer) error { return eval.WritePages(w, pages) }); err != nil {
+		return err
+	}
+	if err := writeFile(o.truth, func(w io.Writer) error { return eval.WriteTruth(w, pages) }); err != nil {
+		return err
+	}
+	if o.pairs != "" {
+		cps, err := eval.Exact(pages, eval.Sets(eval.CleanPages(pages)))
+		if err != nil {
+			return err
+		}
+		if err := writeFile(o.pairs, func(w io.Writer) error { return eval.WriteCopyPairs(w, cps) }); err != nil {
+			return err
+		}
+	}
+	if o.topic != "" {
+		if err := producePages(ctx, strings.Split(o.brokers, ","), o.topic, pages); err != nil {
+			return err
+		}
+	}
+	copies := 0
+	for _, p := range pages {
+		if p.Kind != gen.Original {
+			copies++
+		}
+	}
+	fmt.Fprintf(stdout, "gen: %d pages, %d near-copies\n", len(pages), copies)
+	return nil
+}
+
+func parseGen(args []string, stderr io.Writer) (genOptions, error) {
+	var o genOptions
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.IntVar(&o.pages, "pages", 1000, "synthetic pages to generate (without --corpus)")
+	fs.StringVar(&o.corpus, "corpus", "", "real documents to wrap and copy: a directory, a .jsonl file, or a Reuters/20 Newsgroups .tar.gz")
+	fs.IntVar(&o.limit, "limit", 0, "documents to read from --corpus (0: all)")
+	fs.Uint64Var(&o.opt.Seed, "seed", 1, "generator seed")
+	fs.Float64Var(&o.copyRate, "copy-rate", 0.3, "share of pages that are near-copies, [0, 1]")
+	fs.Float64Var(&o.editRate, "edit-rate", 0.03, "share of words edited in an edited copy, [0, 1]")
+	fs.Float64Var(&o.russian, "russian", 0.2, "share of synthetic originals in Russian, [0, 1]")
+	fs.StringVar(&o.out, "out", "", "JSONL file of pages (id, url, html, origin, kind)")
+	fs.StringVar(&o.truth, "truth", "", "ground-truth file: id<TAB>cluster")
+	fs.StringVar(&o.pairs, "pairs", "", "TSV of every (copy, origin) pair with its exact resemblance and containments")
+	fs.StringVar(&o.brokers, "brokers", "localhost:9092", "comma-separated Kafka brokers (with --topic)")
+	fs.StringVar(&o.topic, "topic", "", "Kafka topic to produce the pages to as JSON records")
+	if err := parse(fs, args); err != nil {
+		return o, err
+	}
+	o.opt.CopyRate, o.opt.EditRate, o.opt.Russian = orNone(o.copyRate), orNone(o.editRate), orNone(o.russian)
+	if err := o.opt.Validate(); err != nil {
+		return o, err
+	}
+	if o.pages < 1 || o.limit < 0 {
+		return o, fmt.Errorf("gen: --pages must be positive, --limit not negative")
+	}
+	if o.out == "" && o.topic == "" {
+		return o, fmt.Errorf("gen: nothing to write: give --out or --topic")
+	}
+	return o, nil
+}
+
+// orNone maps a flag's 0 to gen.Options' "none" (negative), since there 0 means default.
+func orNone(v float64) float64 {
+	if v == 0 {
+		return -1
+	}
+	return v
+}
+
+func genPages(o genOptions) ([]gen.Page, error) {
+	g := gen.New(o.opt)
+	var pages []gen.Page
+	if o.corpus == "" {
+		for range o.pages {
+			pages = append(pages, g.Next())
+		}
+		return pages, nil
+	}
+	err := corpus.Read(o.corpus, o.limit, func(d corpus.Doc) error {
+		pages = append(pages, g.Wrap(d.Title, d.Body, d.ID)...)
+		return nil
+	})
+	return pages, err
+}
+
+// writeFile creates path and writes it with fn; an empty path writes nothing.
+func writeFile(path string, fn func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// producePages writes each page as a JSON record keyed by its id and waits for acks.
+func producePages(ctx context.Context, brokers []string, topic string, pages []gen.Page) error {
+	w := &kafka.Writer{
+		Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{},
+		BatchSize: 500, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll,
+	}
+	defer w.Close()
+	msgs := make([]kafka.Message, 0, 500)
+	for i, p := range pages {
+		v, err := eval.PageRecord(p)
+		if err != nil {
+			return err
+		}
+		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
+		if len(msgs) == cap(msgs) || i == len(pages)-1 {
+			if err := w.WriteMessages(ctx, msgs...); err != nil {
+				return fmt.Errorf("produce pages to %s: %w", topic, err)
+			}
+			msgs = msgs[:0]
+		}
+	}
+	return nil
+}

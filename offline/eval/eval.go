@@ -1,0 +1,191 @@
+package eval
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/offline/cluster"
+	"github.com/dedupstream/dedupstream/offline/quality"
+)
+
+// Truth is the ground truth at one threshold: the true clustering of the documents and
+// the true pairs, sorted by quality.SortPairs.
+type Truth struct {
+	Clusters *quality.Clustering
+	Pairs    []quality.Pair
+}
+
+// TruthFunc returns the ground truth for a threshold. Generated corpora have one truth
+// for every threshold; natural corpora have the exact oracle's pairs above it.
+type TruthFunc func(threshold float64) (Truth, error)
+
+// Options configures Run. Zero fields mean defaults.
+type Options struct {
+	Methods    []string  // lsh method names; nil → minhash
+	Thresholds []float64 // nil → 0.8
+	Algorithm  string    // cluster.ByName name; "" → components
+	// Config is the base sketch configuration; Method and Params.Threshold are set per
+	// run, and EnsureDefaults is applied after.
+	Config lsh.Config
+}
+
+// Row is the result of one (method, threshold) run.
+type Row struct {
+	Method    string
+	Version   string
+	Threshold float64
+	Verified  int   // verified pairs (edges of the similarity graph)
+	Compared  int64 // candidate comparisons
+	Pairs     quality.PairCounts
+	PairP     float64 // verified pairs that are true pairs
+	PairR     float64 // true pairs that were verified
+	PairF1    float64
+	Scores    quality.Scores // found clusters against the true clusters
+	Elapsed   time.Duration  // sketch, lookup and verify (not clustering, not scoring)
+}
+
+// Run evaluates every method at every threshold over docs, in order.
+func Run(docs []Doc, truth TruthFunc, o Options) ([]Row, error) {
+	if len(o.Methods) == 0 {
+		o.Methods = []string{lsh.MethodMinHash}
+	}
+	if len(o.Thresholds) == 0 {
+		o.Thresholds = []float64{0.8}
+	}
+	if o.Algorithm == "" {
+		o.Algorithm = "components"
+	}
+	alg, err := cluster.ByName(o.Algorithm)
+	if err != nil {
+		return nil, err
+	}
+	vocab := vocabulary(docs)
+	var rows []Row
+	for _, t := range o.Thresholds {
+		tr, err := truth(t)
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range o.Methods {
+			row, err := runOne(docs, tr, o.Config, name, t, alg, vocab)
+			if err != nil {
+				return nil, fmt.Errorf("eval %s at %.2f: %w", name, t, err)
+			}
+			rows = append(rows, row)
+		}
+	}
+	return rows, nil
+}
+
+func vocabulary(docs []Doc) *lsh.Vocabulary {
+	var b lsh.VocabularyBuilder
+	for _, d := range docs {
+		b.Add(d.Text)
+	}
+	return b.Vocabulary()
+}
+
+func runOne(docs []Doc, tr Truth, base lsh.Config, name string, t float64, alg cluster.Algorithm, vocab *lsh.Vocabulary) (Row, error) {
+	c := base
+	c.Method, c.Params.Threshold = name, t
+	c.EnsureDefaults()
+	m, err := lsh.NewMethod(c, vocab)
+	if err != nil {
+		return Row{}, err
+	}
+	start := time.Now()
+	edges, compared, err := Verify(m, docs)
+	if err != nil {
+		return Row{}, err
+	}
+	row := Row{Method: name, Version: m.Version(), Threshold: t, Verified: len(edges), Compared: compared,
+		Elapsed: time.Since(start)}
+	if err := row.score(docs, edges, tr, alg); err != nil {
+		return Row{}, err
+	}
+	return row, nil
+}
+
+// score fills the pair and cluster metrics of a run.
+func (r *Row) score(docs []Doc, edges []cluster.Edge, tr Truth, alg cluster.Algorithm) error {
+	ids := make([]string, len(docs))
+	for i, d := range docs {
+		ids[i] = d.ID
+	}
+	ours := make([]quality.Pair, len(edges))
+	for i, e := range edges {
+		ours[i] = quality.MakePair(ids[e.U], ids[e.V])
+	}
+	pc, err := quality.ComparePairs(quality.SortPairs(ours), tr.Pairs, nil, nil)
+	if err != nil {
+		return err
+	}
+	r.Pairs = pc
+	r.PairP, r.PairR = ratio(pc.Common, pc.Ours), ratio(pc.Common, pc.Theirs)
+	r.PairF1 = harmonic(r.PairP, r.PairR)
+	g, err := cluster.NewGraph(len(docs), edges)
+	if err != nil {
+		return err
+	}
+	found, err := quality.FromLabels(ids, alg(g).Labels)
+	if err != nil {
+		return err
+	}
+	r.Scores = quality.Compare(tr.Clusters, found)
+	return nil
+}
+
+// Verify runs m over docs as the stream's lookup does, without its caps: each document
+// is sketched, looks its keys up among the earlier documents, and every distinct
+// candidate whose Compare says Near becomes an edge (earlier, later) weighted by the
+// estimated resemblance. It returns the edges and the number of comparisons.
+func Verify(m lsh.Method, docs []Doc) ([]cluster.Edge, int64, error) {
+	index := make(map[uint64][]int32)
+	sketches := make([][]byte, len(docs))
+	seen := make([]int32, len(docs)) // seen[j] == i+1: j already compared with i
+	var sc lsh.Scratch
+	var keys []uint64
+	var edges []cluster.Edge
+	var compared int64
+	for i, d := range docs {
+		sketches[i], keys = m.Sketch(&sc, d.Text, nil, keys[:0])
+		slices.Sort(keys)
+		keys = slices.Compact(keys)
+		for _, k := range keys {
+			for _, j := range index[k] {
+				if seen[j] == int32(i+1) {
+					continue
+				}
+				seen[j] = int32(i + 1)
+				compared++
+				est, err := m.Compare(sketches[j], sketches[i])
+				if err != nil {
+					return nil, 0, err
+				}
+				if est.Near {
+					edges = append(edges, cluster.Edge{U: j, V: int32(i), W: float32(est.Resemblance)})
+				}
+			}
+		}
+		for _, k := range keys {
+			index[k] = append(index[k], int32(i))
+		}
+	}
+	return edges, compared, nil
+}
+
+func ratio(num, den int64) float64 {
+	if den == 0 {
+		return 1
+	}
+	return float64(num) / float64(den)
+}
+
+func harmonic(p, r float64) float64 {
+	if p+r == 0 {
+		return 0
+	}
+	return 2 * p * r / (p + r)
+}

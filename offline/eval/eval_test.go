@@ -1,0 +1,202 @@
+package eval
+
+import (
+	"bytes"
+	"strconv"
+	"testing"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/oracle"
+	"github.com/dedupstream/dedupstream/offline/quality"
+)
+
+func generate(n int, o gen.Options) []gen.Page {
+	g := gen.New(o)
+	pages := make([]gen.Page, n)
+	for i := range pages {
+		pages[i] = g.Next()
+	}
+	return pages
+}
+
+// TestExactMatchesOracle is issue 5's acceptance check of the generator's ground truth:
+// the resemblance and containments Exact states for every generated (copy, origin) pair
+// equal those the exact oracle recomputes, through its inverted index, from the same
+// pages.
+func TestExactMatchesOracle(t *testing.T) {
+	pages := generate(500, gen.Options{Seed: 7})
+	sets := Sets(CleanPages(pages))
+	stated, err := Exact(pages, sets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, _, err := oracle.Pairs(sets, oracle.Options{MaxDocFreq: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := make(map[string]int)
+	for i, p := range pages {
+		at[p.ID] = i
+	}
+	byPair := make(map[[2]int]lsh.Overlap)
+	for _, p := range found {
+		byPair[[2]int{p.A, p.B}] = p.Overlap
+	}
+	partial := 0
+	for _, s := range stated {
+		o, c := at[s.Origin], at[s.Copy]
+		got, ok := byPair[[2]int{o, c}] // origins come first, so A is the origin
+		if !ok && s.Inter > 0 {
+			t.Errorf("%s of %s: stated resemblance %.4f, oracle reports no shared shingle", s.Copy, s.Origin, s.Resemblance())
+			continue
+		}
+		if got.Resemblance() != s.Resemblance() || got.AinB() != s.BinA() || got.BinA() != s.AinB() {
+			t.Errorf("%s (%s) of %s: stated J=%.4f copy⊂origin=%.4f, oracle J=%.4f copy⊂origin=%.4f",
+				s.Copy, s.Kind, s.Origin, s.Resemblance(), s.AinB(), got.Resemblance(), got.BinA())
+		}
+		if r := s.Resemblance(); r > 0 && r < 1 {
+			partial++
+		}
+		if k := s.Kind; (k == gen.Exact || k == gen.Mirror) && s.Resemblance() != 1 {
+			t.Errorf("%s is %s but its resemblance is %.4f, not 1", s.Copy, k, s.Resemblance())
+		}
+	}
+	// At copy rate 0.3, about 150 of 500 pages are copies, three kinds in five of which
+	// change the text.
+	if len(stated) < 100 || partial < 40 {
+		t.Errorf("%d copy pairs, %d with resemblance strictly between 0 and 1: too few to test", len(stated), partial)
+	}
+}
+
+func TestExactUnknownOrigin(t *testing.T) {
+	pages := []gen.Page{{ID: "c", Origin: "missing", Kind: gen.Mirror}}
+	if _, err := Exact(pages, [][]uint64{nil}); err == nil {
+		t.Error("no error for a copy whose origin was not generated")
+	}
+}
+
+// labelledTruth writes the truth file and reads it back, as dedupstream eval does.
+func labelledTruth(t *testing.T, pages []gen.Page) TruthFunc {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteTruth(&buf, pages); err != nil {
+		t.Fatal(err)
+	}
+	c, err := quality.ReadClustering(&buf, quality.FormatLabels)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Len() != len(pages) {
+		t.Fatalf("truth has %d documents, want %d", c.Len(), len(pages))
+	}
+	return Labelled(c)
+}
+
+// TestFullAgainstOracle: the full method compares exact shingle sets and indexes every
+// shingle, so at every threshold its verified pairs must be exactly the oracle's pairs
+// of resemblance at least the threshold, and its clusters their components.
+func TestFullAgainstOracle(t *testing.T) {
+	docs := CleanPages(generate(400, gen.Options{Seed: 3, EditRate: 0.01}))
+	truth, err := Natural(docs, 0.5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Run(docs, truth, Options{Methods: []string{"full"}, Thresholds: []float64{0.5, 0.8, 0.9}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		if r.Pairs.Theirs == 0 {
+			t.Errorf("threshold %.2f: the oracle found no pairs", r.Threshold)
+		}
+		if r.Pairs.OnlyOurs != 0 || r.Pairs.OnlyTheirs != 0 || r.Scores.F1 != 1 {
+			t.Errorf("threshold %.2f: full differs from the oracle: %+v, cluster F1 %.3f", r.Threshold, r.Pairs, r.Scores.F1)
+		}
+	}
+}
+
+// TestMinHashOnGenerated scores minhash and full against the generator's labels. The
+// bounds follow from the generator (offline/gen's package doc) at EditRate 0.01:
+// distinct originals share almost no shingles, so a verified pair across two true
+// clusters is a sketch error and pair precision must be near 1; exact copies, mirrors,
+// reordered and 1%-edited copies (about 4 kinds in 5) have resemblance ≥ 0.8 to their
+// origin, truncated ones 0.7–0.9, so at threshold 0.8 about 0.85 of the copies join
+// their origin and recall of the cluster metric Re, weighted over all pages (most of
+// them singletons, always right), must be well above 0.9; at 0.95 only the exact,
+// mirrored copies and the ~half of reordered ones remain, so recall must fall.
+func TestMinHashOnGenerated(t *testing.T) {
+	pages := generate(600, gen.Options{Seed: 11, EditRate: 0.01})
+	docs := CleanPages(pages)
+	rows, err := Run(docs, labelledTruth(t, pages), Options{
+		Methods: []string{"minhash", "full"}, Thresholds: []float64{0.8, 0.95},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Row{}
+	for _, r := range rows {
+		got[r.Method+"@"+f2(r.Threshold)] = r
+		t.Logf("%s %.2f: pair P %.3f R %.3f; Pr %.3f Re %.3f F1 %.3f CPr %.3f", r.Method, r.Threshold,
+			r.PairP, r.PairR, r.Scores.Precision, r.Scores.Recall, r.Scores.F1, r.Scores.CPr)
+	}
+	for _, k := range []string{"minhash@0.80", "full@0.80"} {
+		r := got[k]
+		if r.PairP < 0.99 || r.Scores.CPr < 0.99 {
+			t.Errorf("%s: pair precision %.3f, CPr %.3f: a pair across distinct originals was verified", k, r.PairP, r.Scores.CPr)
+		}
+		if r.Scores.Recall < 0.93 || r.PairR < 0.5 {
+			t.Errorf("%s: cluster recall %.3f, pair recall %.3f: copies at resemblance ≥ 0.8 were missed", k, r.Scores.Recall, r.PairR)
+		}
+	}
+	if a, b := got["full@0.95"].PairR, got["full@0.80"].PairR; a >= b {
+		t.Errorf("full: pair recall %.3f at 0.95 is not below %.3f at 0.80", a, b)
+	}
+	if mh, full := got["minhash@0.80"].Scores.F1, got["full@0.80"].Scores.F1; mh < full-0.03 {
+		t.Errorf("minhash cluster F1 %.3f is more than 0.03 below the exact method's %.3f", mh, full)
+	}
+}
+
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+func TestRunUnknown(t *testing.T) {
+	docs := []Doc{{ID: "a", Text: []byte("one two three four five six")}}
+	tr := Labelled(mustLabels(t, []string{"a"}))
+	if _, err := Run(docs, tr, Options{Methods: []string{"nosuch"}}); err == nil {
+		t.Error("no error for an unknown method")
+	}
+	if _, err := Run(docs, tr, Options{Algorithm: "nosuch"}); err == nil {
+		t.Error("no error for an unknown algorithm")
+	}
+}
+
+func mustLabels(t *testing.T, ids []string) *quality.Clustering {
+	c, err := quality.FromLabels(ids, make([]int32, len(ids)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestPagesRoundTrip(t *testing.T) {
+	pages := generate(50, gen.Options{Seed: 5})
+	var buf bytes.Buffer
+	if err := WritePages(&buf, pages); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadPages(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(pages) {
+		t.Fatalf("read %d pages, wrote %d", len(got), len(pages))
+	}
+	for i := range got {
+		if got[i] != pages[i] {
+			t.Errorf("page %d: read %+v, wrote %+v", i, got[i].ID, pages[i].ID)
+		}
+	}
+	if _, err := ReadPages(bytes.NewBufferString(`{"id":"a","kind":"sideways"}`)); err == nil {
+		t.Error("no error for an unknown kind")
+	}
+}

@@ -1,0 +1,66 @@
+package eval
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/dedupstream/dedupstream/offline/gen"
+)
+
+// pageRecord is one line of a pages JSONL file.
+type pageRecord struct {
+	ID     string `json:"id"`
+	URL    string `json:"url"`
+	HTML   string `json:"html"`
+	Origin string `json:"origin"`
+	Kind   string `json:"kind"`
+}
+
+// PageRecord returns the JSON record of p, one line of a pages file.
+func PageRecord(p gen.Page) ([]byte, error) {
+	return json.Marshal(pageRecord{ID: p.ID, URL: p.URL, HTML: p.HTML, Origin: p.Origin, Kind: p.Kind.String()})
+}
+
+// WritePages writes one JSON record per page: id, url, html, origin, kind.
+func WritePages(w io.Writer, pages []gen.Page) error {
+	bw := bufio.NewWriter(w)
+	for _, p := range pages {
+		b, err := PageRecord(p)
+		if err != nil {
+			return err
+		}
+		bw.Write(b)
+		bw.WriteByte('\n')
+	}
+	return bw.Flush()
+}
+
+// ReadPages reads a file written by WritePages. An unknown kind is an error naming its
+// line.
+func ReadPages(r io.Reader) ([]gen.Page, error) {
+	var pages []gen.Page
+	d := json.NewDecoder(bufio.NewReaderSize(r, 1<<20))
+	for n := 1; d.More(); n++ {
+		var rec pageRecord
+		if err := d.Decode(&rec); err != nil {
+			return nil, fmt.Errorf("eval: read pages: record %d: %w", n, err)
+		}
+		k, ok := parseKind(rec.Kind)
+		if !ok {
+			return nil, fmt.Errorf("eval: read pages: record %d: unknown kind %q", n, rec.Kind)
+		}
+		pages = append(pages, gen.Page{ID: rec.ID, URL: rec.URL, HTML: rec.HTML, Origin: rec.Origin, Kind: k})
+	}
+	return pages, nil
+}
+
+func parseKind(s string) (gen.Kind, bool) {
+	for k := gen.Original; k.String() != "kind("+fmt.Sprint(int(k))+")"; k++ {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
