@@ -83,7 +83,7 @@ func (h *harness) open() (*stream.Pipeline, *state.Store) {
 		h.t.Fatal(err)
 	}
 	m := h.method()
-	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version()})
+	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0})
 	if err != nil {
 		h.t.Fatal(err)
 	}

@@ -45,6 +45,7 @@ func newApp(cfg Config, log *zap.Logger) (*app, error) {
 	}, func() float64 { return 1 }))
 	so := cfg.State
 	so.SketchVersion = method.Version()
+	so.SetKeys = method.KeyBands() == 0
 	so.Logger = log.Named("state")
 	store, err := state.Open(so)
 	if err != nil {
