@@ -2,6 +2,7 @@
 //
 //	dedupstream run     consume, decide, emit (the stream mode)
 //	dedupstream demo    the whole thing on an embedded broker with generated pages
+//	dedupstream compare why two documents are (not) duplicates
 //	dedupstream broker  an embedded Kafka-protocol broker for trials and tests
 package main
 
@@ -23,6 +24,7 @@ commands:
   demo     run the filter on an embedded broker with generated pages (or --corpus)
   bench    measure the filter end to end against a plain passthrough
   state    stats, backup, restore or compact a state directory
+  compare  every similarity measure and sketch estimate of two documents (files, or ids/URLs in --state)
   broker   run an embedded Kafka-protocol broker on loopback
   version  print the version
 
@@ -53,6 +55,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdBench(ctx, args[1:], stdout, stderr)
 	case "state":
 		err = cmdState(ctx, args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(args[1:], stdout, stderr)
 	case "broker":
 		err = cmdBroker(ctx, args[1:], stdout, stderr)
 	case "version":
