@@ -27,6 +27,11 @@ type Config struct {
 	Params        Params `yaml:",inline"`
 	ShingleOffset int    `yaml:"shingle_offset"` // keep every n-th window; 0 → 1
 	CharNgrams    bool   `yaml:"char_ngrams"`    // shingles are n-grams of `shingle` runes
+	// Containment is the least estimated containment of a document in an
+	// earlier one (Estimate.AinB) that makes it "contained" in it, for the
+	// methods whose Compare estimates containment (bottomk, modm, full);
+	// 0 → 0.9. Like Threshold it changes verdicts, not sketches.
+	Containment float64 `yaml:"containment"`
 
 	BottomK BottomKParams `yaml:"bottomk"`
 	ModM    ModMParams    `yaml:"modm"`
@@ -75,6 +80,7 @@ type IMatchParams struct {
 // Defaults of the method parameters.
 const (
 	DefaultMethod           = MethodMinHash
+	DefaultContainment      = 0.9
 	DefaultModM             = 25
 	DefaultSimDistance      = 3
 	DefaultIMatchLow        = 0.2
@@ -102,6 +108,9 @@ func (c *Config) EnsureDefaults() {
 	c.Params.EnsureDefaults()
 	if c.ShingleOffset == 0 {
 		c.ShingleOffset = 1
+	}
+	if c.Containment == 0 {
+		c.Containment = DefaultContainment
 	}
 	if c.BottomK.Keys == 0 && c.Params.Threshold > 0 && c.Params.Threshold < 1 {
 		c.BottomK.Keys = bottomKKeys(c.Params.Threshold, c.Params.NumPerm)
@@ -158,6 +167,9 @@ func (c Config) Validate() error {
 	}
 	if err := c.Shingling().Validate(); err != nil {
 		return err
+	}
+	if !(c.Containment > 0 && c.Containment <= 1) {
+		return fmt.Errorf("sketch.containment: must be in (0, 1], got %g", c.Containment)
 	}
 	switch c.Method {
 	case MethodBottomK:

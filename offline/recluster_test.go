@@ -153,7 +153,7 @@ func streamPages(t *testing.T, pages []gen.Page, dir string, params lsh.Params) 
 		t.Fatal(err)
 	}
 	p, err := stream.New(cfg, stream.Deps{Logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)),
-		Cleaner: clean.New(clean.Options{}), Sketcher: lsh.NewSketcher(params), Index: st})
+		Cleaner: clean.New(clean.Options{}), Method: minHash(t, params), Index: st})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,4 +192,16 @@ func corpusPath(t *testing.T, name string) string {
 	}
 	t.Skipf("corpus %s not found in a shared/corpora beside the repository", name)
 	return ""
+}
+
+// minHash is the minhash Method of params, as the stream runs it.
+func minHash(t *testing.T, p lsh.Params) lsh.Method {
+	t.Helper()
+	c := lsh.Config{Method: lsh.MethodMinHash, Params: p}
+	c.EnsureDefaults()
+	m, err := lsh.NewMethod(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }

@@ -28,6 +28,12 @@
 //	'B' band(1) bandKey(8)            → seq(8): head of a band bucket
 //	'b' band(1) bandKey(8) seq(8)     → empty: its other postings
 //
+// With Options.SetKeys (sketch methods whose keys are a set, not one per band:
+// bottomk, modm, full) every key is a bucket under the pseudo-band SetBand
+// (255), so a lookup finds the documents sharing any key with it. One state
+// directory holds one sketch method (its version is checked at Open), so set
+// keys never meet band keys of band 255.
+//
 // The replay key in an 'i' key is length-prefixed, so ids and sources may hold any
 // bytes (0x00 included) and no two (key, hash) pairs share a key.
 //

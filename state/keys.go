@@ -26,6 +26,10 @@ const (
 // MaxBands is the number of band indexes a posting key can hold (one byte).
 const MaxBands = 256
 
+// SetBand is the band index under which a store with Options.SetKeys keeps
+// every key: a set key has no band of its own.
+const SetBand = MaxBands - 1
+
 // Fixed key lengths.
 const (
 	docKeyLen     = 1 + 8

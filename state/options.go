@@ -30,7 +30,12 @@ type Options struct {
 	SyncWrites    bool          `yaml:"sync_writes"`    // fsync each batch
 	FilterKeys    int           `yaml:"filter_keys"`    // keys the key filter is sized for at least, 10 bits each; 0 → 1<<20
 	SketchVersion string        `yaml:"-"`              // set by caller; stored at first open, checked after
-	Logger        *zap.Logger   `yaml:"-"`              // nil → zap.NewNop(); badger's own logger adapted at warning level
+	// SetKeys says that Doc.Bands and the keys passed to Candidates are a set
+	// (any key may match any key, as many as the method gives) rather than one
+	// key per band: they are all kept under the pseudo-band SetBand. Set it
+	// for sketch methods with lsh.Method.KeyBands() == 0.
+	SetKeys bool        `yaml:"-"`
+	Logger  *zap.Logger `yaml:"-"` // nil → zap.NewNop(); badger's own logger adapted at warning level
 }
 
 // EnsureDefaults replaces zero fields with their defaults.

@@ -82,21 +82,22 @@ func exact(txn *badger.Txn, f *bloom, hash, before uint64) (Doc, bool, error) {
 }
 
 // Candidates appends to dst the documents that share at least one band key with
-// bands (band key i is looked up under band index i) and have Seq < before:
+// bands (band key i is looked up under band index i; with Options.SetKeys every
+// key is looked up under SetBand) and have Seq < before:
 // distinct, in ascending Seq order, with their Sketch, at most MaxCandidates of
 // them. From each bucket it reads the MaxBucket earliest postings below before, so
 // documents stored later with larger seqs never change the answer for a given
 // before. Capped reports which caps cut the answer. On error dst is returned as it
 // was passed.
 func (s *Store) Candidates(dst []Doc, bands []uint64, before uint64) ([]Doc, Capped, error) {
-	if len(bands) > MaxBands {
+	if !s.opt.SetKeys && len(bands) > MaxBands {
 		return dst, Capped{}, fmt.Errorf("look up candidates: %d bands, at most %d", len(bands), MaxBands)
 	}
 	if err := s.enter(); err != nil {
 		return dst, Capped{}, err
 	}
 	defer s.leave()
-	if before <= 1 || !anyBucket(s.filter.Load(), bands) {
+	if before <= 1 || !s.anyBucket(s.filter.Load(), bands) {
 		return dst, Capped{}, nil
 	}
 	txn := s.db.NewTransaction(false)
@@ -116,14 +117,29 @@ func (s *Store) Candidates(dst []Doc, bands []uint64, before uint64) ([]Doc, Cap
 	return out, capped, nil
 }
 
-// anyBucket reports whether the key filter f may hold the head of a bucket of bands.
-func anyBucket(f *bloom, bands []uint64) bool {
+// anyBucket reports whether the key filter f may hold the head of a bucket of
+// bands, checking them MaxBands at a time.
+func (s *Store) anyBucket(f *bloom, bands []uint64) bool {
 	var kb [bucketLen]byte
 	var hs [MaxBands]uint64
-	for band, key := range bands {
-		hs[band] = keyHash(appendBucketHead(kb[:0], band, key))
+	for lo := 0; lo < len(bands); lo += MaxBands {
+		chunk := bands[lo:min(lo+MaxBands, len(bands))]
+		for i, key := range chunk {
+			hs[i] = keyHash(appendBucketHead(kb[:0], s.keyBand(lo+i), key))
+		}
+		if f.mayContainAny(hs[:len(chunk)]) {
+			return true
+		}
 	}
-	return f.mayContainAny(hs[:len(bands)])
+	return false
+}
+
+// keyBand is the band index of key i of a document: i, or SetBand for set keys.
+func (s *Store) keyBand(i int) int {
+	if s.opt.SetKeys {
+		return SetBand
+	}
+	return i
 }
 
 // postings appends to seqs the seqs below before listed in the buckets of bands,
@@ -140,7 +156,8 @@ func (s *Store) postings(txn *badger.Txn, seqs, bands []uint64, before uint64) (
 		}
 	}()
 	var kb [bucketLen]byte
-	for band, key := range bands {
+	for i, key := range bands {
+		band := s.keyBand(i)
 		first, ok, err := getSeq(txn, f, appendBucketHead(kb[:0], band, key))
 		if err != nil {
 			return seqs, capped, err

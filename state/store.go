@@ -60,7 +60,9 @@ type Stats struct {
 type SketchMismatchError struct{ Stored, Configured string }
 
 func (e *SketchMismatchError) Error() string {
-	return fmt.Sprintf("state: stored sketch %q differs from configured %q", e.Stored, e.Configured)
+	return fmt.Sprintf("state: stored sketch %q differs from configured %q: "+
+		"a state directory holds the sketches of one method and parameters; "+
+		"configure the stored ones or use a new state directory", e.Stored, e.Configured)
 }
 
 // Store is a Badger database of documents and postings; see the package documentation.

@@ -44,7 +44,7 @@ func (s *Store) write(op string, docs []Doc, parts int) error {
 	if len(docs) == 0 {
 		return nil
 	}
-	if err := checkDocs(docs); err != nil {
+	if err := checkDocs(docs, s.opt.SetKeys); err != nil {
 		return fmt.Errorf("%s %d documents: %w", op, len(docs), err)
 	}
 	if err := s.enter(); err != nil {
@@ -67,13 +67,13 @@ func (s *Store) write(op string, docs []Doc, parts int) error {
 	return nil
 }
 
-func checkDocs(docs []Doc) error {
+func checkDocs(docs []Doc, setKeys bool) error {
 	for i := range docs {
 		d := &docs[i]
 		if d.Seq == 0 {
 			return fmt.Errorf("document %q has no sequence number", d.ID)
 		}
-		if len(d.Bands) > MaxBands {
+		if !setKeys && len(d.Bands) > MaxBands {
 			return fmt.Errorf("document %d has %d bands, at most %d", d.Seq, len(d.Bands), MaxBands)
 		}
 	}
@@ -165,10 +165,11 @@ func (w *batch) add(d *Doc, parts int) error {
 // postings queues d's place in its content-hash group and band buckets.
 func (w *batch) postings(d *Doc) error {
 	err := w.group(appendHashHead(w.head[:0], d.ContentHash), appendHashPrefix(w.more[:0], d.ContentHash), d.Seq)
-	for band, key := range d.Bands {
+	for i, key := range d.Bands {
 		if err != nil {
 			break
 		}
+		band := w.s.keyBand(i)
 		err = w.group(appendBucketHead(w.head[:0], band, key), appendBucket(w.more[:0], band, key), d.Seq)
 	}
 	return err

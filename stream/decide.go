@@ -22,11 +22,14 @@ import (
 // and in earlier batches whose postings are not published yet, are not
 // findable in state; their overlays stand in for them.
 type decider struct {
-	index     Index
-	threshold float64
+	index  Index
+	method lsh.Method
+	// containment is the least estimated containment of a new document in a
+	// candidate that makes it Contained, for methods that estimate
+	// containment; 0 disables the verdict.
+	containment float64
 
-	cands []state.Doc   // reused candidate buffer
-	sig   lsh.Signature // reused decoded candidate signature
+	cands []state.Doc // reused candidate buffer
 
 	mu      sync.Mutex
 	pending []*overlay // decided batches not yet published, oldest first
@@ -102,7 +105,7 @@ func (d *decider) decide(v *batchView, it *item) (outcome, error) {
 	}
 	doc := state.Doc{
 		Seq: d.index.Reserve(), ID: it.rec.ID, Source: sourceOf(it.msg), URL: it.rec.URL, Time: it.msg.Time,
-		ContentHash: it.hash, Sketch: it.sig.AppendBinary(nil), Bands: it.bands,
+		ContentHash: it.hash, Sketch: it.sketch, Bands: it.keys,
 	}
 	o, orig, err := d.match(v, it, doc.Seq)
 	if err != nil {
@@ -135,7 +138,7 @@ func (d *decider) replayed(v *batchView, it *item) (state.Doc, bool, error) {
 		return doc, false, err
 	}
 	if Verdict(doc.Verdict) != ExactDuplicate {
-		doc.Bands = it.bands // bands are not stored; the same text gives the same ones
+		doc.Bands = it.keys // keys are not stored; the same text gives the same ones
 	}
 	v.replays = append(v.replays, doc)
 	return doc, true, nil
@@ -158,39 +161,55 @@ func (d *decider) match(v *batchView, it *item, seq uint64) (outcome, *state.Doc
 	return d.near(v, it, seq)
 }
 
-// near verifies LSH candidates in sequence order and returns the first whose
-// estimated resemblance reaches the threshold.
+// near verifies the index's candidates in sequence order and returns the
+// first that the Method calls near (for the set sketches: estimated
+// resemblance ≥ threshold) or, when the Method estimates containment, that
+// holds at least the containment threshold of this document.
 func (d *decider) near(v *batchView, it *item, seq uint64) (outcome, *state.Doc, error) {
-	cands, capped, err := d.index.Candidates(d.cands[:0], it.bands, seq)
+	cands, capped, err := d.index.Candidates(d.cands[:0], it.keys, seq)
 	if err != nil {
 		return outcome{}, nil, err
 	}
 	v.stats.cappedBuckets += capped.Buckets
 	v.stats.cappedLookups += btoi(capped.Candidates)
-	cands = mergeCandidates(cands, v, it.bands)
+	cands = mergeCandidates(cands, v, it.keys)
 	d.cands = cands
 	for i := range cands {
 		v.stats.candidates++
-		if d.sig, err = lsh.DecodeSignature(d.sig, cands[i].Sketch); err != nil {
+		est, err := d.method.Compare(it.sketch, cands[i].Sketch)
+		if err != nil {
 			return outcome{}, nil, fmt.Errorf("candidate %d: %w", cands[i].Seq, err)
 		}
-		if sim := lsh.Similarity(it.sig, d.sig); sim >= d.threshold {
+		if o, ok := d.verdict(est); ok {
 			orig := cands[i]
-			return outcome{verdict: NearDuplicate, similarity: sim}, &orig, nil
+			return o, &orig, nil
 		}
 	}
 	return outcome{verdict: Unique}, nil, nil
 }
 
+// verdict turns a Method's estimate against one candidate into a duplicate
+// verdict, if it is one. A near-duplicate reports the estimated resemblance;
+// a contained document its estimated containment in the candidate.
+func (d *decider) verdict(est lsh.Estimate) (outcome, bool) {
+	switch {
+	case est.Near:
+		return outcome{verdict: NearDuplicate, similarity: est.Resemblance}, true
+	case d.containment > 0 && est.Containment && est.AinB >= d.containment:
+		return outcome{verdict: Contained, similarity: est.AinB}, true
+	}
+	return outcome{}, false
+}
+
 // mergeCandidates adds the overlays' candidates to those from state, in
 // sequence order without repeats: a pending batch being published meanwhile can
 // be in both.
-func mergeCandidates(cands []state.Doc, v *batchView, bands []uint64) []state.Doc {
+func mergeCandidates(cands []state.Doc, v *batchView, keys []uint64) []state.Doc {
 	n := len(cands)
 	for _, o := range v.pending {
-		cands = o.candidates(cands, bands)
+		cands = o.candidates(cands, keys)
 	}
-	cands = v.cur.candidates(cands, bands)
+	cands = v.cur.candidates(cands, keys)
 	if len(v.pending) == 0 || len(cands) == n {
 		return cands // state's are sorted and all smaller than the current batch's
 	}

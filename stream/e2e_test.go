@@ -101,8 +101,8 @@ func TestEndToEnd(t *testing.T) {
 	if len(byID) != len(set.order) || counts.Records != int64(len(set.order)) {
 		t.Fatalf("produced %d pages, pipeline counted %d, output has %d distinct", len(set.order), counts.Records, len(byID))
 	}
-	checkHeaders(t, h.params.Version(), outs)
-	checkAgainstOracle(t, set, byID, newOracle(h.params), h.params.Threshold)
+	checkHeaders(t, h.method().Version(), outs)
+	checkAgainstOracle(t, set, byID, newOracle(h.sketch.Params), h.sketch.Params.Threshold)
 }
 
 func checkHeaders(t *testing.T, version string, outs []output) {

@@ -26,8 +26,10 @@ type harness struct {
 	t      *testing.T
 	broker *embedded.Broker
 	cfg    stream.Config
-	params lsh.Params
-	dir    string
+	sketch lsh.Config // defaulted by newHarness; change Method and call EnsureDefaults again
+	// containment is Deps.Containment; 0 disables the contained verdict.
+	containment float64
+	dir         string
 }
 
 const (
@@ -49,8 +51,18 @@ func newHarness(t *testing.T, partitions int) *harness {
 	h.cfg.Batch.Size = 64
 	h.cfg.Batch.Linger = 5 * time.Millisecond
 	h.cfg.EnsureDefaults()
-	h.params.EnsureDefaults()
+	h.sketch.EnsureDefaults()
 	return h
+}
+
+// method builds the configured sketch method.
+func (h *harness) method() lsh.Method {
+	h.t.Helper()
+	m, err := lsh.NewMethod(h.sketch, nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return m
 }
 
 // produce writes msgs to the input topic and waits for the acknowledgement.
@@ -70,13 +82,14 @@ func (h *harness) open() (*stream.Pipeline, *state.Store) {
 	if err := h.cfg.Validate(); err != nil {
 		h.t.Fatal(err)
 	}
-	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: h.params.Version()})
+	m := h.method()
+	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0})
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	p, err := stream.New(h.cfg, stream.Deps{
 		Logger: zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)), Cleaner: clean.New(clean.Options{}),
-		Sketcher: lsh.NewSketcher(h.params), Index: st,
+		Method: m, Index: st, Containment: h.containment,
 	})
 	if err != nil {
 		h.t.Fatal(err)

@@ -14,8 +14,9 @@ type Index interface {
 	Replayed(source string, contentHash uint64) (state.Doc, bool, error)
 	// Exact returns the earliest document with this content hash and Seq < before.
 	Exact(contentHash, before uint64) (state.Doc, bool, error)
-	// Candidates appends documents sharing a band key, Seq < before, earliest first.
-	Candidates(dst []state.Doc, bands []uint64, before uint64) ([]state.Doc, state.Capped, error)
+	// Candidates appends documents sharing an index key (a band key under
+	// its band, or any key of a set), Seq < before, earliest first.
+	Candidates(dst []state.Doc, keys []uint64, before uint64) ([]state.Doc, state.Capped, error)
 	// Stage stores decided documents so a replay finds them, without making
 	// them findable by Exact or Candidates.
 	Stage(docs []state.Doc) error

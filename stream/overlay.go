@@ -6,10 +6,10 @@ import "github.com/dedupstream/dedupstream/state"
 // state until the batch's output is acknowledged. Its documents all have larger
 // sequence numbers than anything stored, so they are consulted after state.
 type overlay struct {
-	docs   []state.Doc
-	byKey  map[replayKey]int
-	byHash map[uint64]int
-	byBand map[bandKey][]int
+	docs       []state.Doc
+	byKey      map[replayKey]int
+	byHash     map[uint64]int
+	byIndexKey map[uint64][]int // index key → docs, in order
 }
 
 type replayKey struct {
@@ -17,16 +17,11 @@ type replayKey struct {
 	hash   uint64
 }
 
-type bandKey struct {
-	band int
-	key  uint64
-}
-
 func newOverlay() *overlay {
 	return &overlay{
-		byKey:  make(map[replayKey]int),
-		byHash: make(map[uint64]int),
-		byBand: make(map[bandKey][]int),
+		byKey:      make(map[replayKey]int),
+		byHash:     make(map[uint64]int),
+		byIndexKey: make(map[uint64][]int),
 	}
 }
 
@@ -37,9 +32,10 @@ func (o *overlay) add(doc state.Doc) {
 	if _, ok := o.byHash[doc.ContentHash]; !ok {
 		o.byHash[doc.ContentHash] = i
 	}
-	for b, k := range doc.Bands {
-		bk := bandKey{b, k}
-		o.byBand[bk] = append(o.byBand[bk], i)
+	for _, k := range doc.Bands {
+		if ds := o.byIndexKey[k]; len(ds) == 0 || ds[len(ds)-1] != i {
+			o.byIndexKey[k] = append(ds, i)
+		}
 	}
 }
 
@@ -59,15 +55,17 @@ func (o *overlay) exact(hash uint64) (state.Doc, bool) {
 	return o.docs[i], true
 }
 
-// candidates appends the batch's documents sharing a band with bands, in
-// sequence order, without repeats.
-func (o *overlay) candidates(dst []state.Doc, bands []uint64) []state.Doc {
+// candidates appends the batch's documents sharing an index key with keys, in
+// sequence order, without repeats. Keys are matched as a set, ignoring their
+// band: every Method mixes the band into its keys (see lsh.Method.KeyBands),
+// so this is right for banded and set keys alike.
+func (o *overlay) candidates(dst []state.Doc, keys []uint64) []state.Doc {
 	if len(o.docs) == 0 {
 		return dst
 	}
 	var seen []int
-	for b, k := range bands {
-		for _, i := range o.byBand[bandKey{b, k}] {
+	for _, k := range keys {
+		for _, i := range o.byIndexKey[k] {
 			seen = insertSorted(seen, i)
 		}
 	}

@@ -22,9 +22,13 @@ import (
 type Deps struct {
 	Logger   *zap.Logger           // nil: no logs
 	Cleaner  *clean.Cleaner        // required
-	Sketcher *lsh.Sketcher         // required
-	Index    Index                 // required
+	Method   lsh.Method            // required: sketches, index keys and their comparison
+	Index    Index                 // required; its postings must be keyed as Method.KeyBands says
 	Registry prometheus.Registerer // nil: metrics are kept but not registered
+	// Containment is the least estimated containment (lsh.Estimate.AinB) of
+	// a new document in an earlier one that makes it Contained, when the
+	// Method estimates containment; 0 disables the verdict.
+	Containment float64
 }
 
 // Pipeline consumes the input topic and emits verdicts. Run it from one goroutine.
@@ -70,8 +74,8 @@ type Counts struct {
 
 // New builds a pipeline. cfg must be defaulted and valid.
 func New(cfg Config, d Deps) (*Pipeline, error) {
-	if d.Cleaner == nil || d.Sketcher == nil || d.Index == nil {
-		return nil, errors.New("stream: Cleaner, Sketcher and Index are required")
+	if d.Cleaner == nil || d.Method == nil || d.Index == nil {
+		return nil, errors.New("stream: Cleaner, Method and Index are required")
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
@@ -80,11 +84,11 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		cfg:   cfg,
 		log:   d.Logger,
 		index: d.Index,
-		prep:  preparer{dec: decoder{cfg: cfg.Decode}, cleaner: d.Cleaner, sketch: d.Sketcher},
-		route: router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Sketcher.Params().Version()},
+		prep:  preparer{dec: decoder{cfg: cfg.Decode}, cleaner: d.Cleaner, method: d.Method},
+		route: router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
 		m:     newMetrics(d.Registry),
 	}
-	p.dec = decider{index: d.Index, threshold: d.Sketcher.Params().Threshold}
+	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment}
 	p.pool.New = func() any { return new(scratch) }
 	p.reader = newReader(cfg, p.log)
 	p.writer = newWriter(cfg, p.log)

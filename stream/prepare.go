@@ -15,9 +15,9 @@ type item struct {
 	rec       Record
 	err       *InputError // non-nil: the record is invalid
 	hash      uint64      // content hash of the cleaned text
-	sig       lsh.Signature
-	bands     []uint64
-	truncated bool // the cleaner hit its token cap
+	sketch    []byte      // the Method's encoded sketch
+	keys      []uint64    // its index keys (per band, or a set; see lsh.Method.KeyBands)
+	truncated bool        // the cleaner hit its token cap
 }
 
 // preparer decodes, cleans and sketches records. It is safe for concurrent use;
@@ -25,13 +25,13 @@ type item struct {
 type preparer struct {
 	dec     decoder
 	cleaner *clean.Cleaner
-	sketch  *lsh.Sketcher
+	method  lsh.Method
 }
 
 // scratch holds per-worker buffers reused across records.
 type scratch struct {
-	text     []byte
-	shingles []uint64
+	text   []byte
+	sketch lsh.Scratch
 }
 
 func (p *preparer) prepare(m *kafka.Message, s *scratch) item {
@@ -54,9 +54,7 @@ func (p *preparer) prepare(m *kafka.Message, s *scratch) item {
 	}
 	it.truncated = res.Truncated
 	it.hash = lsh.ContentHash(s.text)
-	s.shingles = p.sketch.Shingles(s.shingles[:0], s.text)
-	it.sig = p.sketch.Signature(nil, s.shingles)
-	it.bands = p.sketch.BandKeys(nil, it.sig)
+	it.sketch, it.keys = p.method.Sketch(&s.sketch, s.text, nil, nil)
 	return it
 }
 

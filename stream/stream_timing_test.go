@@ -32,9 +32,13 @@ func benchMessages(b *testing.B, n int) []kafka.Message {
 func benchPreparer() *preparer {
 	var cfg Config
 	cfg.EnsureDefaults()
-	var p lsh.Params
-	p.EnsureDefaults()
-	return &preparer{dec: decoder{cfg: cfg.Decode}, cleaner: clean.New(clean.Options{}), sketch: lsh.NewSketcher(p)}
+	var c lsh.Config
+	c.EnsureDefaults()
+	m, err := lsh.NewMethod(c, nil)
+	if err != nil {
+		panic(err)
+	}
+	return &preparer{dec: decoder{cfg: cfg.Decode}, cleaner: clean.New(clean.Options{}), method: m}
 }
 
 // BenchmarkPrepare is decode + clean + shingle + MinHash + band keys of one record.
@@ -63,12 +67,12 @@ func BenchmarkDecideStagePublish(b *testing.B) {
 	var pool sync.Pool
 	pool.New = func() any { return new(scratch) }
 	items := p.prepareAll(msgs, 2, &pool)
-	st, err := state.Open(state.Options{Dir: b.TempDir(), SketchVersion: p.sketch.Params().Version()})
+	st, err := state.Open(state.Options{Dir: b.TempDir(), SketchVersion: p.method.Version()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	d := decider{index: st, threshold: p.sketch.Params().Threshold}
+	d := decider{index: st, method: p.method}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; {

@@ -21,41 +21,48 @@ import (
 
 // app is a running filter: state, pipeline and admin server, wired from Config.
 type app struct {
-	cfg   Config
-	log   *zap.Logger
-	store *state.Store
-	pipe  *stream.Pipeline
-	admin *http.Server
-	ln    net.Listener
-	reg   *prometheus.Registry
+	cfg    Config
+	log    *zap.Logger
+	method lsh.Method
+	store  *state.Store
+	pipe   *stream.Pipeline
+	admin  *http.Server
+	ln     net.Listener
+	reg    *prometheus.Registry
 }
 
 // newApp opens state and builds the pipeline. cfg must be defaulted and valid.
 func newApp(cfg Config, log *zap.Logger) (*app, error) {
+	method, err := cfg.newMethod()
+	if err != nil {
+		return nil, err
+	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "dedupstream_build_info", Help: "Build information.",
-		ConstLabels: prometheus.Labels{"version": version, "sketch": cfg.Sketch.Version()},
+		ConstLabels: prometheus.Labels{"version": version, "sketch": method.Version()},
 	}, func() float64 { return 1 }))
 	so := cfg.State
-	so.SketchVersion = cfg.Sketch.Version()
+	so.SketchVersion = method.Version()
+	so.SetKeys = method.KeyBands() == 0
 	so.Logger = log.Named("state")
 	store, err := state.Open(so)
 	if err != nil {
 		return nil, err
 	}
 	pipe, err := stream.New(cfg.Config, stream.Deps{
-		Logger:   log.Named("stream"),
-		Cleaner:  clean.New(cfg.Clean),
-		Sketcher: lsh.NewSketcher(cfg.Sketch),
-		Index:    store,
-		Registry: reg,
+		Logger:      log.Named("stream"),
+		Cleaner:     clean.New(cfg.Clean),
+		Method:      method,
+		Index:       store,
+		Registry:    reg,
+		Containment: cfg.Sketch.Containment,
 	})
 	if err != nil {
 		return nil, errors.Join(err, store.Close())
 	}
-	a := &app{cfg: cfg, log: log, store: store, pipe: pipe, reg: reg}
+	a := &app{cfg: cfg, log: log, method: method, store: store, pipe: pipe, reg: reg}
 	if cfg.Admin.Listen != "" {
 		if err := a.listenAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())
@@ -111,7 +118,7 @@ func (a *app) run(ctx context.Context) error {
 	}
 	a.log.Info("consuming", zap.Strings("brokers", a.cfg.Kafka.Brokers), zap.String("input", a.cfg.Kafka.Input),
 		zap.String("output", a.cfg.Kafka.Output), zap.String("mode", a.cfg.Mode.String()),
-		zap.String("sketch", a.cfg.Sketch.Version()), zap.Float64("threshold", a.cfg.Sketch.Threshold))
+		zap.String("sketch", a.method.Version()), zap.Float64("threshold", a.cfg.Sketch.Params.Threshold))
 	return a.pipe.Run(ctx)
 }
 

@@ -20,10 +20,13 @@ import (
 type Config struct {
 	stream.Config `yaml:",inline"`
 	Clean         clean.Options `yaml:"clean"`
-	Sketch        lsh.Params    `yaml:"sketch"`
-	State         state.Options `yaml:"state"`
-	Admin         AdminConfig   `yaml:"admin"`
-	Log           LogConfig     `yaml:"log"`
+	Sketch        lsh.Config    `yaml:"sketch"`
+	// Vocabulary is a vocabulary file (lsh.ReadVocabulary) of collection
+	// statistics, required by sketch.method imatch and sketch.simhash.idf.
+	Vocabulary string        `yaml:"vocabulary"`
+	State      state.Options `yaml:"state"`
+	Admin      AdminConfig   `yaml:"admin"`
+	Log        LogConfig     `yaml:"log"`
 }
 
 // AdminConfig is the HTTP admin port (/metrics, /livez, /readyz).
@@ -59,6 +62,9 @@ func (c *Config) ensureDefaults() {
 
 func (c *Config) validate() error {
 	errs := []error{c.Config.Validate(), c.Clean.Validate(), c.Sketch.Validate(), c.State.Validate()}
+	if c.Vocabulary == "" && (c.Sketch.Method == lsh.MethodIMatch || c.Sketch.SimHash.IDF) {
+		errs = append(errs, errors.New("vocabulary: a vocabulary file is required by sketch.method imatch and sketch.simhash.idf"))
+	}
 	switch c.Log.Format {
 	case "auto", "json", "console":
 	default:
@@ -99,4 +105,25 @@ func decodeYAML(b []byte, c *Config) error {
 		return err
 	}
 	return nil
+}
+
+// newMethod builds the configured sketch method, reading the vocabulary file
+// if one is configured. c must be defaulted and valid.
+func (c *Config) newMethod() (lsh.Method, error) {
+	var vocab *lsh.Vocabulary
+	if c.Vocabulary != "" {
+		f, err := os.Open(c.Vocabulary)
+		if err != nil {
+			return nil, fmt.Errorf("vocabulary: %w", err)
+		}
+		defer f.Close()
+		if vocab, err = lsh.ReadVocabulary(f); err != nil {
+			return nil, fmt.Errorf("vocabulary %s: %w", c.Vocabulary, err)
+		}
+	}
+	m, err := lsh.NewMethod(c.Sketch, vocab)
+	if err != nil {
+		return nil, fmt.Errorf("sketch: %w", err)
+	}
+	return m, nil
 }

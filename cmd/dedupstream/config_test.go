@@ -62,7 +62,7 @@ func TestPrecedence(t *testing.T) {
 	}
 	if c.Kafka.Input != "from-file" || c.Kafka.Output != "from-file.out" || c.Kafka.Group != "g-env" ||
 		!reflect.DeepEqual(c.Kafka.Brokers, []string{"a:1", "b:2"}) || c.Batch.Linger != 7*time.Millisecond ||
-		c.Sketch.Threshold != 0.9 || c.Mode != stream.ModeDrop {
+		c.Sketch.Params.Threshold != 0.9 || c.Mode != stream.ModeDrop {
 		t.Errorf("precedence wrong: %+v", c)
 	}
 }

@@ -52,9 +52,13 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer cleanup()
+	method, err := cfg.newMethod()
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(stdout, "dedupstream demo: %d records (%s) through an embedded broker at %s\n", pages.Len(), pages.source, b.Addr())
 	fmt.Fprintf(stdout, "  sketch %s, threshold %.2f, mode %s, %d partitions, state %s\n\n",
-		cfg.Sketch.Version(), cfg.Sketch.Threshold, cfg.Mode, o.partitions, cfg.State.Dir)
+		method.Version(), cfg.Sketch.Params.Threshold, cfg.Mode, o.partitions, cfg.State.Dir)
 	if err := produce(ctx, b.Addr(), "pages", pages.msgs); err != nil {
 		return err
 	}
@@ -101,7 +105,7 @@ func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 	cfg.Kafka.Input, cfg.Kafka.Output = "pages", "pages.out"
 	cfg.Kafka.DeadLetter, cfg.Kafka.Duplicates = "pages.dlq", "pages.dups"
 	cfg.Kafka.Group = "dedupstream-demo"
-	cfg.Sketch.Threshold = o.threshold
+	cfg.Sketch.Params.Threshold = o.threshold
 	cfg.Decode.MaxMessageBytes = 256 << 10 // so the demo's oversized record fits the broker's 1 MB limit
 	cleanup := func() {}
 	cfg.State.Dir = o.stateDir

@@ -2,6 +2,7 @@
 //
 //	dedupstream run     consume, decide, emit (the stream mode)
 //	dedupstream demo    the whole thing on an embedded broker with generated pages
+//	dedupstream compare why two documents are (not) duplicates
 //	dedupstream broker  an embedded Kafka-protocol broker for trials and tests
 //	dedupstream gen     labelled near-duplicate pages, their truth and exact pair overlaps
 //	dedupstream eval    score sketch methods and thresholds against a labelled corpus
@@ -27,6 +28,7 @@ commands:
   gen      generate labelled near-duplicate pages (JSONL and/or Kafka) and their ground truth
   eval     score sketch methods and thresholds against labelled pages or a real corpus
   state    stats, backup, restore or compact a state directory
+  compare  every similarity measure and sketch estimate of two documents (files, or ids/URLs in --state)
   broker   run an embedded Kafka-protocol broker on loopback
   version  print the version
 
@@ -61,6 +63,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdEval(ctx, args[1:], stdout, stderr)
 	case "state":
 		err = cmdState(ctx, args[1:], stdout, stderr)
+	case "compare":
+		err = cmdCompare(args[1:], stdout, stderr)
 	case "broker":
 		err = cmdBroker(ctx, args[1:], stdout, stderr)
 	case "version":

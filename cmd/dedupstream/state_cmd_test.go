@@ -59,7 +59,7 @@ func TestStateBackupOfRunningFilter(t *testing.T) {
 			t.Fatalf("state %s: %v %s", args[0], err, errb.String())
 		}
 	}
-	if s := out.String(); !strings.Contains(s, "documents   120") || !strings.Contains(s, cfg.Sketch.Version()) {
+	if s := out.String(); !strings.Contains(s, "documents   120") || !strings.Contains(s, a.method.Version()) {
 		t.Errorf("stats of the restored state:\n%s", s)
 	}
 	if err := cmdState(context.Background(), []string{"restore", "--in", backup, "--state", restored}, &out, &errb); err == nil {

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/state"
+)
+
+// compareDoc is one side of a comparison: the cleaned text of a file, or the
+// stored sketch of a document found in state (whose text is not kept).
+type compareDoc struct {
+	name   string
+	text   []byte // cleaned text; nil for a stored document
+	sketch []byte // stored sketch of the configured method, for a stored document
+}
+
+// cmdCompare prints every measure and every method's estimate for two
+// documents: "why was this a duplicate?".
+func cmdCompare(args []string, stdout, stderr io.Writer) error {
+	fs, load := flagSet("compare", stderr)
+	vocabPath := fs.String("vocab", "", "vocabulary file: enables tf-idf cosine, imatch and simhash idf (default: config key vocabulary)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: dedupstream compare [flags] A B\n\nA and B are files (HTML or text), or ids or URLs of documents in --state.")
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.Usage()
+		return errUsage
+	}
+	cfg, err := load()
+	if err != nil {
+		return err
+	}
+	if *vocabPath != "" {
+		cfg.Vocabulary = *vocabPath
+	}
+	method, err := cfg.newMethod()
+	if err != nil {
+		return err
+	}
+	docs, err := compareDocs(cfg, method, fs.Arg(0), fs.Arg(1))
+	if err != nil {
+		return err
+	}
+	vocab, err := readVocabulary(cfg.Vocabulary)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", docs[0].name, docs[1].name)
+	if docs[0].text == nil || docs[1].text == nil {
+		fmt.Fprintln(stdout, "exact measures: need both documents as files (state keeps sketches, not text)")
+		return printStored(stdout, method, docs)
+	}
+	printExact(stdout, cfg.Sketch.Shingling(), vocab, docs[0].text, docs[1].text)
+	fmt.Fprintln(stdout)
+	return printEstimates(stdout, cfg.Sketch, vocab, docs[0].text, docs[1].text)
+}
+
+// compareDocs reads each argument as a file or, failing that, finds it in the
+// state directory by id or URL.
+func compareDocs(cfg Config, method lsh.Method, args ...string) ([]compareDoc, error) {
+	cl := clean.New(cfg.Clean)
+	docs := make([]compareDoc, len(args))
+	var missing []int
+	for i, arg := range args {
+		b, err := os.ReadFile(arg)
+		switch {
+		case err == nil:
+			docs[i] = compareDoc{name: arg + " (file)", text: cleanPage(cl, b)}
+		case errors.Is(err, os.ErrNotExist):
+			missing = append(missing, i)
+		default:
+			return nil, err
+		}
+	}
+	if len(missing) == 0 {
+		return docs, nil
+	}
+	return docs, findStored(cfg, method, args, docs, missing)
+}
+
+func cleanPage(cl *clean.Cleaner, b []byte) []byte {
+	if clean.LooksLikeHTML(b) {
+		text, _ := cl.HTML(nil, b)
+		return text
+	}
+	text, _ := cl.Text(nil, b)
+	return text
+}
+
+// findStored fills docs[i] for each i in missing with the stored document
+// whose id or URL is args[i].
+func findStored(cfg Config, method lsh.Method, args []string, docs []compareDoc, missing []int) error {
+	dir := cfg.State.Dir
+	if _, err := os.Stat(dir); err != nil {
+		return fmt.Errorf("%s: not a file, and no state directory to look it up in: %w", args[missing[0]], err)
+	}
+	st, err := state.Open(state.Options{Dir: dir, GCInterval: -1, SketchVersion: method.Version(), SetKeys: method.KeyBands() == 0})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	err = st.Scan(func(d state.Doc) error {
+		for _, i := range missing {
+			if docs[i].name == "" && (d.ID == args[i] || (d.URL != "" && d.URL == args[i])) {
+				docs[i] = compareDoc{name: fmt.Sprintf("%s (state %s, seq %d, id %s)", args[i], dir, d.Seq, d.ID), sketch: d.Sketch}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, i := range missing {
+		if docs[i].name == "" {
+			return fmt.Errorf("%s: neither a file nor an id or URL in state %s", args[i], dir)
+		}
+	}
+	return nil
+}
+
+func readVocabulary(path string) (*lsh.Vocabulary, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary: %w", err)
+	}
+	defer f.Close()
+	v, err := lsh.ReadVocabulary(f)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
+	}
+	return v, nil
+}

@@ -1,0 +1,116 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/dedupstream/dedupstream/lsh"
+)
+
+// printExact prints the exact measures of two cleaned texts.
+func printExact(w io.Writer, sh lsh.Shingling, vocab *lsh.Vocabulary, a, b []byte) {
+	sa, sb := lsh.SortedSet(sh.Append(nil, a)), lsh.SortedSet(sh.Append(nil, b))
+	o := lsh.OverlapOf(sa, sb)
+	wa, wb := lsh.AppendWords(nil, a), lsh.AppendWords(nil, b)
+	edit := lsh.EditSimilarity(wa, wb) // before TermFrequencies sorts the words
+	ta, tb := lsh.TermFrequencies(nil, wa), lsh.TermFrequencies(nil, wb)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "exact (shingles %s: A %d, B %d, shared %d; words A %d, B %d)\n", sh.Version(), o.SizeA, o.SizeB, o.Inter, len(wa), len(wb))
+	fmt.Fprintf(tw, "  resemblance\t%.3f\n", o.Resemblance())
+	fmt.Fprintf(tw, "  containment A in B\t%.3f\n", o.AinB())
+	fmt.Fprintf(tw, "  containment B in A\t%.3f\n", o.BinA())
+	fmt.Fprintf(tw, "  weighted Jaccard (word tf)\t%.3f\n", lsh.WeightedJaccard(ta, tb))
+	if vocab != nil {
+		fmt.Fprintf(tw, "  tf-idf cosine\t%.3f\n", lsh.Cosine(vocab.TFIDF(ta), vocab.TFIDF(tb)))
+	} else {
+		fmt.Fprintf(tw, "  tf-idf cosine\t- (needs --vocab)\n")
+	}
+	fmt.Fprintf(tw, "  edit similarity (words)\t%.3f\n", edit)
+	tw.Flush()
+}
+
+// printEstimates sketches both texts with every method and prints what each
+// one's Compare says. The configured method is used as configured; the others
+// share its shingling, threshold and seed, with their own defaults.
+func printEstimates(w io.Writer, configured lsh.Config, vocab *lsh.Vocabulary, a, b []byte) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tversion\tresemblance\tA in B\tB in A\tdistance\tnear")
+	for _, name := range lsh.MethodNames() {
+		c := methodConfig(configured, name)
+		if vocab == nil && (name == lsh.MethodIMatch || c.SimHash.IDF) {
+			fmt.Fprintf(tw, "%s\t-\t(needs --vocab)\n", name)
+			continue
+		}
+		m, err := lsh.NewMethod(c, vocab)
+		if err != nil {
+			return fmt.Errorf("method %s: %w", name, err)
+		}
+		var sc lsh.Scratch
+		ska, _ := m.Sketch(&sc, a, nil, nil)
+		skb, _ := m.Sketch(&sc, b, nil, nil)
+		est, err := m.Compare(ska, skb)
+		if err != nil {
+			return fmt.Errorf("method %s: %w", name, err)
+		}
+		mark := ""
+		if name == configured.Method {
+			mark = " *"
+		}
+		fmt.Fprintf(tw, "%s%s\t%s\t%s\n", name, mark, m.Version(), estimateColumns(est))
+	}
+	fmt.Fprintln(tw, "(* configured; near: the method's own verdict at its threshold or distance)")
+	return tw.Flush()
+}
+
+// printStored compares two stored sketches, or a file with a stored sketch,
+// with the configured method, which produced the stored ones.
+func printStored(w io.Writer, m lsh.Method, docs []compareDoc) error {
+	var sks [2][]byte
+	for i, d := range docs {
+		sks[i] = d.sketch
+		if d.text != nil {
+			sks[i], _ = m.Sketch(&lsh.Scratch{}, d.text, nil, nil)
+		}
+	}
+	est, err := m.Compare(sks[0], sks[1])
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "method\tversion\tresemblance\tA in B\tB in A\tdistance\tnear")
+	fmt.Fprintf(tw, "%s *\t%s\t%s\n", m.Name(), m.Version(), estimateColumns(est))
+	return tw.Flush()
+}
+
+func estimateColumns(e lsh.Estimate) string {
+	ain, bin, dist := "-", "-", "-"
+	if e.Containment {
+		ain, bin = strconv.FormatFloat(e.AinB, 'f', 3, 64), strconv.FormatFloat(e.BinA, 'f', 3, 64)
+	}
+	if e.Distance >= 0 {
+		dist = strconv.Itoa(e.Distance)
+	}
+	near := "no"
+	if e.Near {
+		near = "yes"
+	}
+	return fmt.Sprintf("%.3f\t%s\t%s\t%s\t%s", e.Resemblance, ain, bin, dist, near)
+}
+
+// methodConfig is the configuration compare uses for method name: the
+// configured one for the configured method, else its shingling, threshold,
+// seed and method sections with that method's defaults.
+func methodConfig(c lsh.Config, name string) lsh.Config {
+	if name == c.Method {
+		return c
+	}
+	o := lsh.Config{
+		Method: name, ShingleOffset: c.ShingleOffset, CharNgrams: c.CharNgrams, Containment: c.Containment,
+		Params: lsh.Params{Shingle: c.Params.Shingle, Threshold: c.Params.Threshold, Seed: c.Params.Seed},
+		ModM:   c.ModM, SimHash: c.SimHash, IMatch: c.IMatch,
+	}
+	o.EnsureDefaults()
+	return o
+}

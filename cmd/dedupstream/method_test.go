@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/dedupstream/dedupstream/state"
+)
+
+// TestStateRefusesAnotherMethod: a state directory written by the default
+// minhash configuration cannot be opened with simhash configured, and the
+// error names both sketches; the minhash configuration still opens it.
+func TestStateRefusesAnotherMethod(t *testing.T) {
+	dir := t.TempDir()
+	open := func(method string) (*app, error) {
+		var cfg Config
+		cfg.State.Dir = dir
+		cfg.Sketch.Method = method
+		cfg.ensureDefaults()
+		cfg.Admin.Listen = ""
+		if err := cfg.validate(); err != nil {
+			t.Fatal(err)
+		}
+		return newApp(cfg, zaptest.NewLogger(t))
+	}
+	a, err := open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := a.method.Version(); v != "minhash128-b16r8-w5" {
+		t.Errorf("default sketch version %q, want minhash128-b16r8-w5 as before methods were configurable", v)
+	}
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = open("simhash")
+	var mismatch *state.SketchMismatchError
+	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), `stored sketch "minhash128-b16r8-w5"`) ||
+		!strings.Contains(err.Error(), `configured "simhash`) {
+		t.Fatalf("open a minhash state with simhash: %v, want a sketch mismatch naming both", err)
+	}
+	a, err = open("minhash")
+	if err != nil {
+		t.Fatalf("reopen with minhash: %v", err)
+	}
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+}
