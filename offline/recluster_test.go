@@ -3,8 +3,6 @@ package offline_test
 import (
 	"context"
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -177,21 +175,15 @@ func streamPages(t *testing.T, pages []gen.Page, dir string, params lsh.Params) 
 	}
 }
 
-// corpusPath finds a file of ../shared/corpora beside the repository, or skips.
+// corpusPath finds a real corpus in ../shared/corpora beside the repository,
+// or skips the test.
 func corpusPath(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	p, err := corpus.Locate("corpora", name)
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "shared", "corpora", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("corpus %s not found in a shared/corpora beside the repository", name)
-	return ""
+	return p
 }
 
 // minHash is the minhash Method of params, as the stream runs it.

@@ -3,7 +3,6 @@ package stream_test
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strconv"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/offline/corpus"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
@@ -176,21 +176,15 @@ func (h *harness) readAll(topic string) []output {
 	return out
 }
 
-// corpusPath finds a file of ../shared/corpora beside the repository, or skips.
+// corpusPath finds a real corpus in ../shared/corpora beside the repository,
+// or skips the test.
 func corpusPath(t *testing.T, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	p, err := corpus.Locate("corpora", name)
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		p := filepath.Join(dir, "shared", "corpora", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	t.Skipf("corpus %s not found in a shared/corpora beside the repository", name)
-	return ""
+	return p
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }

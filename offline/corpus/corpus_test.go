@@ -2,33 +2,20 @@ package corpus
 
 import (
 	"crypto/sha256"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
 )
 
-// corpusPath finds a real corpus (never copied into the repository) in a shared/corpora
-// directory beside the repository root, walking up from the test's working directory.
-// It skips the test when the corpus is not there.
+// corpusPath finds a real corpus in ../shared/corpora beside the repository,
+// or skips the test.
 func corpusPath(t testing.TB, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	p, err := Locate("corpora", name)
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	for {
-		p := filepath.Join(dir, "shared", "corpora", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("corpus %s not found in any shared/corpora above the test directory; put it in ../shared/corpora beside the repository", name)
-		}
-		dir = parent
-	}
+	return p
 }
 
 // corpusSummary is what a full read of a collection is checked against.

@@ -1,8 +1,6 @@
 package oracle
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/dedupstream/dedupstream/lsh"
@@ -10,25 +8,15 @@ import (
 	"github.com/dedupstream/dedupstream/offline/corpus"
 )
 
-// corpusPath finds a real corpus in a shared/corpora directory above the test's
-// working directory, skipping the test when there is none.
+// corpusPath finds a real corpus in ../shared/corpora beside the repository,
+// or skips the test.
 func corpusPath(t testing.TB, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	p, err := corpus.Locate("corpora", name)
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	for {
-		p := filepath.Join(dir, "shared", "corpora", name)
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("corpus %s not found in any shared/corpora above the test directory", name)
-		}
-		dir = parent
-	}
+	return p
 }
 
 // doc is one cleaned corpus document.
