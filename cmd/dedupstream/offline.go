@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/dedupstream/dedupstream/offline/fim"
+)
+
+const offlineUsage = `usage: dedupstream offline <command> [flags]
+
+commands:
+  fim      mine the frequent closed (or maximal) itemsets of a FIMI file
+
+"dedupstream offline <command> -h" lists a command's flags.
+`
+
+// cmdOffline dispatches the offline commands.
+func cmdOffline(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, offlineUsage)
+		return errUsage
+	}
+	switch args[0] {
+	case "fim":
+		return cmdOfflineFIM(ctx, args[1:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, offlineUsage)
+		return flag.ErrHelp
+	default:
+		fmt.Fprintf(stderr, "dedupstream offline: unknown command %q\n\n%s", args[0], offlineUsage)
+		return errUsage
+	}
+}
+
+// cmdOfflineFIM mines a FIMI file and reports the number of itemsets and the
+// time taken, optionally writing the itemsets out.
+func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("offline fim", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	input := fs.String("input", "", "FIMI file: one transaction per line, space-separated item ids (required)")
+	var o fim.Options
+	fs.IntVar(&o.MinSupport, "min-support", 0, "absolute minimum support, at least 1 (required)")
+	fs.BoolVar(&o.Maximal, "maximal", false, "mine maximal instead of closed itemsets")
+	out := fs.String("out", "", `write the itemsets here, one per line as "item item (support)"`)
+	timeout := fs.Duration("timeout", 0, "stop mining after this long (0: no limit)")
+	fs.IntVar(&o.MaxItemsets, "max-itemsets", 0, "stop after this many itemsets (0: no limit)")
+	fs.Int64Var(&o.MaxMemory, "max-memory", 0, "stop when working memory would exceed this many bytes (0: no limit)")
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	if *input == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "offline fim: --input is required and no arguments are taken")
+		fs.Usage()
+		return errUsage
+	}
+	if err := o.Validate(); err != nil {
+		fmt.Fprintln(stderr, "offline fim:", err)
+		return errUsage
+	}
+	ds, err := readFIMIFile(*input, stdout)
+	if err != nil {
+		return err
+	}
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	res, err := mineTo(ctx, ds, o, *out)
+	if err != nil {
+		return err
+	}
+	kind := "closed"
+	if o.Maximal {
+		kind = "maximal"
+	}
+	if res.Complete {
+		fmt.Fprintf(stdout, "%s itemsets: %d (complete) in %.3fs\n", kind, res.Itemsets, res.Elapsed.Seconds())
+	} else {
+		fmt.Fprintf(stdout, "%s itemsets: %d (incomplete) stopped after %.3fs: %s\n", kind, res.Itemsets, res.Elapsed.Seconds(), res.Stopped)
+	}
+	return nil
+}
+
+// readFIMIFile reads a FIMI file and says how big it was and how long it took.
+func readFIMIFile(path string, stdout io.Writer) (*fim.Dataset, error) {
+	start := time.Now()
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ds, err := fim.ReadFIMI(f)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	fmt.Fprintf(stdout, "read %s: %d transactions, %d item occurrences in %.3fs\n",
+		path, ds.Len(), ds.Size(), time.Since(start).Seconds())
+	return ds, nil
+}
+
+// mineTo mines ds, writing the itemsets to the file at path unless it is empty.
+func mineTo(ctx context.Context, ds *fim.Dataset, o fim.Options, path string) (fim.Result, error) {
+	if path == "" {
+		return fim.Mine(ctx, ds, o, func([]int32, int) error { return nil })
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fim.Result{}, err
+	}
+	w := bufio.NewWriterSize(f, 1<<16)
+	var line []byte
+	res, err := fim.Mine(ctx, ds, o, func(items []int32, support int) error {
+		line = line[:0]
+		for k, it := range items {
+			if k > 0 {
+				line = append(line, ' ')
+			}
+			line = strconv.AppendInt(line, int64(it), 10)
+		}
+		line = append(line, " ("...)
+		line = strconv.AppendInt(line, int64(support), 10)
+		line = append(line, ")\n"...)
+		_, err := w.Write(line)
+		return err
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return res, err // errors from the file name it
+}
