@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
+	"github.com/dedupstream/dedupstream/offline/corpus"
 	"github.com/dedupstream/dedupstream/stream"
 )
 
@@ -77,7 +78,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.IntVar(&o.docs, "docs", 100000, "documents to produce and filter")
-	fs.StringVar(&o.corpus, "corpus", "../shared/corpora/20news-bydate.tar.gz", "corpus whose documents (and word-shuffled variants past its size) are the input")
+	fs.StringVar(&o.corpus, "corpus", "", "corpus whose documents (and word-shuffled variants past its size) are the input (default: 20news-bydate.tar.gz in the shared/corpora beside the repository)")
 	fs.StringVar(&o.brokers, "brokers", "", "use these brokers instead of starting an embedded broker process")
 	fs.IntVar(&o.partitions, "partitions", 2, "partitions of the bench topics (embedded broker)")
 	fs.StringVar(&o.stateDir, "state", "", "state directory (default: a temporary one, removed at exit)")
@@ -87,6 +88,13 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file")
 	if err := parse(fs, args); err != nil {
 		return o, err
+	}
+	if o.corpus == "" {
+		p, err := corpus.Locate("corpora", "20news-bydate.tar.gz")
+		if err != nil {
+			return o, fmt.Errorf("bench: -corpus not given and %w", err)
+		}
+		o.corpus = p
 	}
 	if o.docs < 1 || o.partitions < 1 || o.batch < 1 || o.copyRate < 0 || o.copyRate > 1 {
 		return o, fmt.Errorf("bench: -docs, -partitions and -batch must be positive, -copy-rate in [0, 1]")
