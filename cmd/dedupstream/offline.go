@@ -16,6 +16,7 @@ import (
 const offlineUsage = `usage: dedupstream offline <command> [flags]
 
 commands:
+  cluster  re-cluster a stopped filter's state (star, center, merge-center, ricochet, ...), write ids back
   fim      mine the frequent closed (or maximal) itemsets of a FIMI file
 
 "dedupstream offline <command> -h" lists a command's flags.
@@ -28,6 +29,8 @@ func cmdOffline(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return errUsage
 	}
 	switch args[0] {
+	case "cluster":
+		return cmdOfflineCluster(ctx, args[1:], stdout, stderr)
 	case "fim":
 		return cmdOfflineFIM(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":

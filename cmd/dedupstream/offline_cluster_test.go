@@ -1,0 +1,105 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+// TestOfflineCluster streams generated pages through the filter, then
+// re-clusters the stopped state with write-back and a ground truth: the copies
+// join their origins (F1 well above what singletons give), and a second run
+// prints the same clusters, ids included.
+func TestOfflineCluster(t *testing.T) {
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	dir := t.TempDir()
+	g := gen.New(gen.Options{Seed: 3, CopyRate: 0.4, EditRate: 0.01})
+	var msgs []kafka.Message
+	var truth strings.Builder
+	for i := 0; i < 300; i++ {
+		p := g.Next()
+		v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML})
+		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
+		truth.WriteString(p.ID + "\t" + p.Origin + "\n")
+	}
+	truthFile := filepath.Join(dir, "truth.tsv")
+	if err := os.WriteFile(truthFile, []byte(truth.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := produce(context.Background(), b.Addr(), "pages", msgs); err != nil {
+		t.Fatal(err)
+	}
+	var cfg Config
+	cfg.Kafka.Brokers, cfg.Kafka.Group = []string{b.Addr()}, "cluster-test"
+	cfg.State.Dir = filepath.Join(dir, "state")
+	cfg.ensureDefaults()
+	cfg.Admin.Listen = ""
+	runFilter(t, cfg, len(msgs))
+
+	args := []string{"cluster", "--state", cfg.State.Dir, "--write-back", "--truth", truthFile, "--top", "3"}
+	first := offlineCluster(t, args)
+	if !strings.Contains(first, "star: 300 documents") {
+		t.Errorf("output:\n%s", first)
+	}
+	m := regexp.MustCompile(`F1 ([0-9.]+)`).FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("no F1 in the output:\n%s", first)
+	}
+	if f1, _ := strconv.ParseFloat(m[1], 64); f1 < 0.9 {
+		t.Errorf("F1 %v, want >= 0.9 (mirror, exact and 1%%-edited copies are ~40%% of the pages):\n%s", m, first)
+	}
+	if second := offlineCluster(t, args); second[strings.Index(second, "cluster sizes"):] != first[strings.Index(first, "cluster sizes"):] {
+		t.Errorf("a second run differs:\n%s\nthen\n%s", first, second)
+	}
+}
+
+func offlineCluster(t *testing.T, args []string) string {
+	t.Helper()
+	var out, errb bytes.Buffer
+	if err := cmdOffline(context.Background(), args, &out, &errb); err != nil {
+		t.Fatalf("offline %v: %v\n%s", args, err, errb.String())
+	}
+	t.Log(out.String())
+	return out.String()
+}
+
+// runFilter runs the filter on cfg until it has processed n records.
+func runFilter(t *testing.T, cfg Config, n int) {
+	t.Helper()
+	a, err := newApp(cfg, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.run(ctx) }()
+	for deadline := time.Now().Add(time.Minute); a.pipe.Counts().Records < int64(n); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("filter processed %d of %d", a.pipe.Counts().Records, n)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+}
