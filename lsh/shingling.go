@@ -84,10 +84,10 @@ func (s Shingling) Append(dst []uint64, text []byte) []uint64 {
 	return appendWordShingles(dst, text, s.Length, s.Offset)
 }
 
-// appendWordShingles is Sketcher.Shingles with an offset: window i (counted
-// from 0) is kept when i%offset == 0.
+// appendWordShingles fingerprints every offset-th window of w words (window i,
+// counted from 0, is kept when i%offset == 0); see Sketcher.Shingles.
 func appendWordShingles(dst []uint64, text []byte, w, offset int) []uint64 {
-	lo, words, win := 0, 0, 0 // lo: first byte of the current window
+	lo, words, skip := 0, 0, 0 // lo: first byte of the current window; skip: windows to pass over
 	for pos := 0; ; {
 		end := len(text)
 		if i := bytes.IndexByte(text[pos:], ' '); i >= 0 {
@@ -95,10 +95,11 @@ func appendWordShingles(dst []uint64, text []byte, w, offset int) []uint64 {
 		}
 		words++
 		if words >= w {
-			if win%offset == 0 {
+			if skip == 0 {
 				dst = append(dst, xxhash.Sum64(text[lo:end]))
+				skip = offset
 			}
-			win++
+			skip--
 			lo += bytes.IndexByte(text[lo:], ' ') + 1
 		}
 		if end == len(text) {

@@ -70,25 +70,12 @@ func ContentHash(text []byte) uint64 {
 // does not modify a or b (it sorts copies). Two empty sets have resemblance
 // 0, matching Similarity.
 func Jaccard(a, b []uint64) float64 {
-	a, b = sortedSet(a), sortedSet(b)
-	inter := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			inter++
-			i++
-			j++
-		}
-	}
-	union := len(a) + len(b) - inter
+	o := OverlapOf(sortedSet(a), sortedSet(b))
+	union := o.SizeA + o.SizeB - o.Inter
 	if union == 0 {
 		return 0
 	}
-	return float64(inter) / float64(union)
+	return float64(o.Inter) / float64(union)
 }
 
 // sortedSet returns a sorted copy of s without duplicates.

@@ -1,10 +1,7 @@
 package lsh
 
 import (
-	"bytes"
 	"math"
-
-	"github.com/cespare/xxhash/v2"
 )
 
 // perm is one MinHash permutation, h(x) = top 32 bits of a*x + b.
@@ -47,27 +44,7 @@ func (s *Sketcher) Shingles(dst []uint64, text []byte) []uint64 {
 	if len(text) == 0 {
 		return dst
 	}
-	w := s.p.Shingle
-	lo, words := 0, 0 // lo: first byte of the current window
-	for pos := 0; ; {
-		end := len(text)
-		if i := bytes.IndexByte(text[pos:], ' '); i >= 0 {
-			end = pos + i
-		}
-		words++
-		if words >= w {
-			dst = append(dst, xxhash.Sum64(text[lo:end]))
-			lo += bytes.IndexByte(text[lo:], ' ') + 1
-		}
-		if end == len(text) {
-			break
-		}
-		pos = end + 1
-	}
-	if words < w {
-		dst = append(dst, xxhash.Sum64(text))
-	}
-	return dst
+	return appendWordShingles(dst, text, s.p.Shingle, 1)
 }
 
 // Signature writes the MinHash signature of the set of shingles into dst,
