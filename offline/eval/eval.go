@@ -123,8 +123,7 @@ func (r *Row) score(docs []Doc, edges []cluster.Edge, tr Truth, alg cluster.Algo
 		return err
 	}
 	r.Pairs = pc
-	r.PairP, r.PairR = ratio(pc.Common, pc.Ours), ratio(pc.Common, pc.Theirs)
-	r.PairF1 = harmonic(r.PairP, r.PairR)
+	r.PairP, r.PairR, r.PairF1 = pc.Precision(), pc.Recall(), pc.F1()
 	g, err := cluster.NewGraph(len(docs), edges)
 	if err != nil {
 		return err
@@ -174,18 +173,4 @@ func Verify(m lsh.Method, docs []Doc) ([]cluster.Edge, int64, error) {
 		}
 	}
 	return edges, compared, nil
-}
-
-func ratio(num, den int64) float64 {
-	if den == 0 {
-		return 1
-	}
-	return float64(num) / float64(den)
-}
-
-func harmonic(p, r float64) float64 {
-	if p+r == 0 {
-		return 0
-	}
-	return 2 * p * r / (p + r)
 }

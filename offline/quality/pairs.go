@@ -68,6 +68,15 @@ type PairCounts struct {
 	Common       int64 // pairs in both
 }
 
+// Precision is the share of our pairs the reference has (1 when we have none).
+func (c PairCounts) Precision() float64 { return ratio(c.Common, c.Ours) }
+
+// Recall is the share of the reference's pairs we have (1 when it has none).
+func (c PairCounts) Recall() float64 { return ratio(c.Common, c.Theirs) }
+
+// F1 is the harmonic mean of Precision and Recall.
+func (c PairCounts) F1() float64 { return harmonic(c.Precision(), c.Recall()) }
+
 // ComparePairs counts the pairs of two lists sorted by SortPairs (or ReadPairs), calling
 // onlyOurs and onlyTheirs, when not nil, with each one-sided pair in order; a PairWriter's
 // Write fits. An error from a callback, or a list out of order, stops the comparison.
