@@ -11,40 +11,19 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
-	"go.uber.org/zap/zaptest"
-
-	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 // TestMetricsAddUp runs the filter with its admin port, scrapes /metrics while
 // it runs, and checks that records by verdict add up to the records consumed,
 // that dead letters are counted by class, and that /livez and /readyz answer.
 func TestMetricsAddUp(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	var cfg Config
-	cfg.Kafka.Brokers, cfg.Kafka.Group = []string{b.Addr()}, "metrics-test"
-	cfg.State.Dir = t.TempDir()
-	cfg.Admin.Listen = "127.0.0.1:0"
-	cfg.ensureDefaults()
-	if err := cfg.validate(); err != nil {
-		t.Fatal(err)
-	}
+	addr, cfg := testBroker(t, 2, "metrics-test")
 	const good, bad = 300, 7
-	if err := produce(context.Background(), b.Addr(), "pages", metricsInput(good, bad)); err != nil {
+	if err := produce(context.Background(), addr, "pages", metricsInput(good, bad)); err != nil {
 		t.Fatal(err)
 	}
-	a, err := newApp(cfg, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, stop := startFilter(t, cfg)
 	base := "http://" + a.ln.Addr().String()
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.run(ctx) }()
 	m := waitForMetric(t, base, "dedupstream_records_total", good+bad)
 	if got := m[`dedupstream_dead_letter_total{class="dedupstream.InvalidUTF8"}`]; got != bad {
 		t.Errorf("dead letters counted %v, want %d", got, bad)
@@ -54,16 +33,11 @@ func TestMetricsAddUp(t *testing.T) {
 			t.Errorf("%s = %d while running", path, code)
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	stop()
 	if code := httpStatus(t, base+"/readyz"); code != http.StatusServiceUnavailable {
 		t.Errorf("/readyz = %d after stop, want 503", code)
 	}
-	if err := a.close(); err != nil {
-		t.Fatal(err)
-	}
+	closeFilter(t, a)
 }
 
 func metricsInput(good, bad int) []kafka.Message {

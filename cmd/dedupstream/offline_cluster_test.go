@@ -10,13 +10,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/segmentio/kafka-go"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/offline/gen"
-	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 // TestOfflineCluster streams generated pages through the filter, then
@@ -24,11 +21,8 @@ import (
 // join their origins (F1 well above what singletons give), and a second run
 // prints the same clusters, ids included.
 func TestOfflineCluster(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	addr, cfg := testBroker(t, 1, "cluster-test")
+	cfg.Admin.Listen = ""
 	dir := t.TempDir()
 	g := gen.New(gen.Options{Seed: 3, CopyRate: 0.4, EditRate: 0.01})
 	var msgs []kafka.Message
@@ -43,15 +37,13 @@ func TestOfflineCluster(t *testing.T) {
 	if err := os.WriteFile(truthFile, []byte(truth.String()), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := produce(context.Background(), b.Addr(), "pages", msgs); err != nil {
+	if err := produce(context.Background(), addr, "pages", msgs); err != nil {
 		t.Fatal(err)
 	}
-	var cfg Config
-	cfg.Kafka.Brokers, cfg.Kafka.Group = []string{b.Addr()}, "cluster-test"
-	cfg.State.Dir = filepath.Join(dir, "state")
-	cfg.ensureDefaults()
-	cfg.Admin.Listen = ""
-	runFilter(t, cfg, len(msgs))
+	a, stop := startFilter(t, cfg)
+	waitRecords(t, a, len(msgs))
+	stop()
+	closeFilter(t, a) // offline cluster opens the state directory itself
 
 	args := []string{"cluster", "--state", cfg.State.Dir, "--write-back", "--truth", truthFile, "--top", "3"}
 	first := offlineCluster(t, args)
@@ -78,28 +70,4 @@ func offlineCluster(t *testing.T, args []string) string {
 	}
 	t.Log(out.String())
 	return out.String()
-}
-
-// runFilter runs the filter on cfg until it has processed n records.
-func runFilter(t *testing.T, cfg Config, n int) {
-	t.Helper()
-	a, err := newApp(cfg, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.run(ctx) }()
-	for deadline := time.Now().Add(time.Minute); a.pipe.Counts().Records < int64(n); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("filter processed %d of %d", a.pipe.Counts().Records, n)
-		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := a.close(); err != nil {
-		t.Fatal(err)
-	}
 }

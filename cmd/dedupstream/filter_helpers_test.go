@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.uber.org/zap/zaptest"
+
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+// testBroker starts an embedded broker with the default topics and returns a
+// valid filter configuration for it: state in a temporary directory, the
+// admin port on a free loopback port.
+func testBroker(t *testing.T, partitions int, group string) (string, Config) {
+	t.Helper()
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: partitions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	var cfg Config
+	cfg.Kafka.Brokers, cfg.Kafka.Group = []string{b.Addr()}, group
+	cfg.State.Dir = t.TempDir()
+	cfg.Admin.Listen = "127.0.0.1:0"
+	cfg.ensureDefaults()
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	return b.Addr(), cfg
+}
+
+// startFilter builds the filter on cfg and runs it; stop cancels it and waits
+// for Run to return. Closing it (a.close) is the caller's.
+func startFilter(t *testing.T, cfg Config) (a *app, stop func()) {
+	t.Helper()
+	a, err := newApp(cfg, zaptest.NewLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- a.run(ctx) }()
+	return a, func() {
+		t.Helper()
+		cancel()
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// waitRecords waits until the filter has processed n records.
+func waitRecords(t *testing.T, a *app, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); a.pipe.Counts().Records < int64(n); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("filter processed %d of %d", a.pipe.Counts().Records, n)
+		}
+	}
+}
+
+func closeFilter(t *testing.T, a *app) {
+	t.Helper()
+	if err := a.close(); err != nil {
+		t.Fatal(err)
+	}
+}
