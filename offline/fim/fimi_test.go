@@ -3,30 +3,21 @@ package fim
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/dedupstream/dedupstream/offline/corpus"
 )
 
-// fimiDir finds shared/fimi beside the repository by walking up from the test's
-// working directory, or skips the test.
-func fimiDir(t testing.TB) string {
+// fimiPath finds a FIMI file in ../shared/fimi beside the repository, or
+// skips the test.
+func fimiPath(t testing.TB, name string) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	p, err := corpus.Locate("fimi", name)
 	if err != nil {
-		t.Fatal(err)
+		t.Skip(err)
 	}
-	for {
-		p := filepath.Join(dir, "shared", "fimi")
-		if st, err := os.Stat(p); err == nil && st.IsDir() {
-			return p
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			t.Skip("no shared/fimi above the working directory: the FIMI benchmark files are not available")
-		}
-		dir = up
-	}
+	return p
 }
 
 var fimiCache sync.Map // file name → *Dataset
@@ -37,7 +28,7 @@ func fimiDataset(t testing.TB, name string) *Dataset {
 	if ds, ok := fimiCache.Load(name); ok {
 		return ds.(*Dataset)
 	}
-	f, err := os.Open(filepath.Join(fimiDir(t), name))
+	f, err := os.Open(fimiPath(t, name))
 	if err != nil {
 		t.Fatal(err)
 	}
