@@ -18,7 +18,8 @@ type Options struct {
 	Threshold float64
 	// WriteBack stores each document's new cluster id in state.
 	WriteBack bool
-	// Progress, if set, is called every 10,000 documents read.
+	// Progress, if set, is called every 1,000 documents read (the scan and the
+	// candidate verification are one pass).
 	Progress func(docs int)
 }
 
@@ -83,7 +84,7 @@ func readGraph(ctx context.Context, st *state.Store, sk *lsh.Sketcher, o Options
 	var bands []uint64
 	var cands []state.Doc
 	err := st.Scan(func(d state.Doc) error {
-		if len(res.Seqs)%10_000 == 0 {
+		if len(res.Seqs)%1_000 == 0 {
 			if err := ctx.Err(); err != nil {
 				return err
 			}

@@ -55,6 +55,7 @@ func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer)
 	timeout := fs.Duration("timeout", 0, "stop mining after this long (0: no limit)")
 	fs.IntVar(&o.MaxItemsets, "max-itemsets", 0, "stop after this many itemsets (0: no limit)")
 	fs.Int64Var(&o.MaxMemory, "max-memory", 0, "stop when working memory would exceed this many bytes (0: no limit)")
+	startProgress := progressFlag(fs, stderr)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -76,10 +77,14 @@ func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer)
 		ctx, cancel = context.WithTimeout(ctx, *timeout)
 		defer cancel()
 	}
+	bar := startProgress("mine", "itemsets", 0)
+	o.Progress = func(n int64) { bar.Set(n) }
 	res, err := mineTo(ctx, ds, o, *out)
 	if err != nil {
 		return err
 	}
+	bar.Set(res.Itemsets)
+	bar.Done()
 	kind := "closed"
 	if o.Maximal {
 		kind = "maximal"

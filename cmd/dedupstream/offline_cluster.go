@@ -25,6 +25,7 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 	writeBack := fs.Bool("write-back", false, "store each document's cluster id in state (later verdicts carry it in dedup.cluster)")
 	truthFile := fs.String("truth", "", "ground truth (one cluster per line, or id<TAB>cluster): print Pr, Re, F1 and CPr")
 	top := fs.Int("top", 10, "largest clusters to list")
+	startProgress := progressFlag(fs, stderr)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -42,11 +43,14 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
+	bar := startProgress("recluster", "documents", int64(st.Stats().Docs))
 	res, err := offline.Recluster(ctx, st, lsh.NewSketcher(cfg.Sketch.Params), offline.Options{
 		Algorithm: *algo, Threshold: cfg.Sketch.Params.Threshold, WriteBack: *writeBack,
-		Progress: func(n int) { fmt.Fprintf(stderr, "read %d documents\n", n) },
+		Progress: func(n int) { bar.Set(int64(n)) },
 	})
 	if err == nil {
+		bar.Set(int64(len(res.Seqs)))
+		bar.Done()
 		printClusters(stdout, res, *algo, *top)
 		if *truthFile != "" {
 			err = printQuality(stdout, res, *truthFile)

@@ -108,3 +108,25 @@ func TestOptionsValidate(t *testing.T) {
 		}
 	}
 }
+
+// TestMineProgress: Progress is called while mining, on Mine's goroutine, with
+// the number of itemsets emitted so far, never decreasing.
+func TestMineProgress(t *testing.T) {
+	var emitted, last int64
+	calls := 0
+	o := Options{MinSupport: 20, MaxItemsets: 50_000, Progress: func(n int64) {
+		if n != emitted || n < last {
+			t.Fatalf("progress %d after %d, with %d emitted", n, last, emitted)
+		}
+		last = n
+		calls++
+	}}
+	res, err := Mine(context.Background(), hardDataset(t), o, func([]int32, int) error { emitted++; return nil })
+	if err != nil || res.Stopped != StoppedMaxItemsets {
+		t.Fatalf("%+v, %v", res, err)
+	}
+	if calls == 0 || last == 0 {
+		t.Errorf("%d progress calls, last %d, for %d itemsets", calls, last, res.Itemsets)
+	}
+	t.Logf("%d progress calls for %d itemsets", calls, res.Itemsets)
+}

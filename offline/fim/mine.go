@@ -220,7 +220,8 @@ func (m *miner) output(support int32, isMaximal bool) {
 	}
 }
 
-// halted reports whether mining must end, looking at ctx once per chunk of work.
+// halted reports whether mining must end, looking at ctx (and reporting
+// progress) once per chunk of work.
 func (m *miner) halted(work int) bool {
 	if m.stop != "" {
 		return true
@@ -230,6 +231,9 @@ func (m *miner) halted(work int) bool {
 		return false
 	}
 	m.work = 0
+	if m.o.Progress != nil {
+		m.o.Progress(m.emitted)
+	}
 	if err := m.ctx.Err(); err != nil {
 		m.stop = err.Error()
 		return true

@@ -21,6 +21,10 @@ type Options struct {
 	// conditional databases, not the Dataset itself or what emit keeps. Zero means
 	// no limit.
 	MaxMemory int64
+	// Progress, if set, is called with the number of itemsets emitted so far
+	// about every 2^18 units of work (transaction items scanned), on the
+	// goroutine that called Mine.
+	Progress func(itemsets int64)
 }
 
 // Validate reports whether the options can be used.
