@@ -18,6 +18,8 @@ const offlineUsage = `usage: dedupstream offline <command> [flags]
 commands:
   cluster  re-cluster a stopped filter's state (star, center, merge-center, ricochet, ...), write ids back
   fim      mine the frequent closed (or maximal) itemsets of a FIMI file
+  report   re-cluster at several thresholds: histogram figure, clusters as JSON/CSV, report.html
+  pairs    compare two pair lists or clusterings: common pairs, pairs only in each (CSV)
 
 "dedupstream offline <command> -h" lists a command's flags.
 `
@@ -33,6 +35,10 @@ func cmdOffline(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return cmdOfflineCluster(ctx, args[1:], stdout, stderr)
 	case "fim":
 		return cmdOfflineFIM(ctx, args[1:], stdout, stderr)
+	case "report":
+		return cmdOfflineReport(ctx, args[1:], stdout, stderr)
+	case "pairs":
+		return cmdOfflinePairs(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, offlineUsage)
 		return flag.ErrHelp

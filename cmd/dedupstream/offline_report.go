@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/offline"
+	"github.com/dedupstream/dedupstream/offline/cluster"
+	"github.com/dedupstream/dedupstream/offline/report"
+	"github.com/dedupstream/dedupstream/state"
+)
+
+// cmdOfflineReport re-clusters a stopped filter's state at several thresholds
+// and writes the histogram figure, every cluster as JSON and CSV, and report.html.
+func cmdOfflineReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs, load := flagSet("offline report", stderr)
+	algo := fs.String("algorithm", "star", "clustering: "+strings.Join(cluster.Names(), ", "))
+	list := fs.String("thresholds", "0.5,0.6,0.7,0.8,0.9", "comma-separated similarity thresholds in (0, 1]")
+	out := fs.String("out", "report", "directory for report.html, histogram.svg/.png, clusters.json/.csv")
+	top := fs.Int("top", 10, "largest clusters report.html lists per threshold")
+	startProgress := progressFlag(fs, stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	thresholds, err := parseThresholds(*list)
+	if err != nil {
+		fmt.Fprintln(stderr, "offline report:", err)
+		return errUsage
+	}
+	cfg, err := load()
+	if err != nil {
+		return err
+	}
+	st, err := openReclusterState(cfg, "offline report")
+	if err != nil {
+		return err
+	}
+	bar := startProgress("recluster", "documents", int64(st.Stats().Docs))
+	res, err := offline.Recluster(ctx, st, lsh.NewSketcher(cfg.Sketch.Params), offline.Options{
+		Algorithm: *algo, Threshold: thresholds[0], Progress: func(n int) { bar.Set(int64(n)) },
+	})
+	var r *report.Report
+	if err == nil {
+		bar.Set(int64(len(res.Seqs)))
+		bar.Done()
+		levels := startProgress("cluster thresholds", "thresholds", int64(len(thresholds)))
+		r, err = report.Build(ctx, st, res, report.Options{Thresholds: thresholds, Algorithm: *algo,
+			Sketch: cfg.Sketch.Params.Version(), Top: *top, Progress: func(n int) { levels.Set(int64(n)) }})
+		levels.Done()
+	}
+	if err = errors.Join(err, st.Close()); err != nil {
+		return err
+	}
+	if err := r.WriteDir(*out); err != nil {
+		return err
+	}
+	printReport(stdout, r, *out)
+	return nil
+}
+
+// parseThresholds reads a comma-separated list, sorted and without repeats.
+func parseThresholds(s string) ([]float64, error) {
+	var ts []float64
+	for f := range strings.SplitSeq(s, ",") {
+		t, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(t > 0 && t <= 1) {
+			return nil, fmt.Errorf("--thresholds %q: %q is not a number in (0, 1]", s, f)
+		}
+		ts = append(ts, t)
+	}
+	slices.Sort(ts)
+	return slices.Compact(ts), nil
+}
+
+// openReclusterState opens the state of a stopped filter for re-clustering,
+// with the candidate caps raised as offline cluster raises them.
+func openReclusterState(cfg Config, cmd string) (*state.Store, error) {
+	if m := cfg.Sketch.Method; m != "" && m != "minhash" {
+		return nil, fmt.Errorf("%s: sketch.method %q: re-clustering reads MinHash signatures only", cmd, m)
+	}
+	so := cfg.State
+	so.MaxCandidates, so.MaxBucket, so.GCInterval = max(so.MaxCandidates, 1000), max(so.MaxBucket, 1000), -1
+	so.SketchVersion = cfg.Sketch.Params.Version()
+	return state.Open(so)
+}
+
+// printReport writes one line of totals per threshold and where the files are.
+func printReport(w io.Writer, r *report.Report, dir string) {
+	fmt.Fprintf(w, "%s: %d documents\n", r.Algorithm, r.Documents)
+	fmt.Fprintf(w, "  %-9s %8s %8s %10s %10s %7s\n", "threshold", "pairs", "clusters", "singletons", "duplicates", "largest")
+	for _, l := range r.Levels {
+		t := l.Totals
+		fmt.Fprintf(w, "  %-9g %8d %8d %10d %10d %7d\n", l.Threshold, t.Pairs, t.Clusters, t.Singletons, t.Duplicates, t.Largest)
+	}
+	fmt.Fprintf(w, "wrote %s (and %s, %s, %s, %s)\n", filepath.Join(dir, report.FileHTML),
+		report.FileSVG, report.FilePNG, report.FileJSON, report.FileCSV)
+}
