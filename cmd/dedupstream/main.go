@@ -30,7 +30,7 @@ commands:
   state    stats, backup, restore or compact a state directory
   compare  every similarity measure and sketch estimate of two documents (files, or ids/URLs in --state)
   broker   run an embedded Kafka-protocol broker on loopback
-  offline  offline tools: "offline fim" mines closed or maximal itemsets of a FIMI file
+  offline  offline tools: cluster, report and pairs over a stopped filter's state; fim mines itemsets
   version  print the version
 
 "dedupstream <command> -h" lists a command's flags.
