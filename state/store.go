@@ -98,6 +98,11 @@ func Open(o Options) (*Store, error) {
 	if err := o.Validate(); err != nil {
 		return nil, fmt.Errorf("open state %s: %w", where(o), err)
 	}
+	if !o.InMemory {
+		if err := removeEmptyLogs(o.Dir, o.Logger); err != nil {
+			return nil, fmt.Errorf("open state %s: %w", where(o), err)
+		}
+	}
 	db, err := badger.Open(badgerOptions(o))
 	if err != nil {
 		return nil, fmt.Errorf("open state %s: %w", where(o), err)

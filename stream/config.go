@@ -36,6 +36,11 @@ type KafkaConfig struct {
 	// the brokers' message.max.bytes (Kafka's default is 1048588), or writes are
 	// refused and retried forever.
 	MaxBatchBytes int `yaml:"max_batch_bytes"`
+	// SessionTimeout is how long the group coordinator waits for a heartbeat
+	// before it drops this member. A filter killed without leaving the group
+	// holds its partitions this long, so a restarted one waits as long to join.
+	// Heartbeats are sent every tenth of it.
+	SessionTimeout time.Duration `yaml:"session_timeout"`
 }
 
 // DecodeConfig says how a message value becomes a page.
@@ -78,6 +83,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if k.MaxBatchBytes == 0 {
 		k.MaxBatchBytes = 1 << 20
+	}
+	if k.SessionTimeout == 0 {
+		k.SessionTimeout = 30 * time.Second
 	}
 	if c.Mode == 0 {
 		c.Mode = ModeTag
@@ -138,6 +146,9 @@ func (c Config) Validate() error {
 	}
 	if k.StartOffset != "earliest" && k.StartOffset != "latest" {
 		errs = append(errs, fmt.Errorf("kafka.start_offset: want earliest or latest, got %q", k.StartOffset))
+	}
+	if k.SessionTimeout < 0 {
+		errs = append(errs, fmt.Errorf("kafka.session_timeout: must not be negative, got %s", k.SessionTimeout))
 	}
 	if c.Decode.MaxMessageBytes < 1 {
 		errs = append(errs, fmt.Errorf("decode.max_message_bytes: must be positive, got %d", c.Decode.MaxMessageBytes))

@@ -5,30 +5,34 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 )
 
-func newReader(cfg Config, log *zap.Logger) *kafka.Reader {
+func newReader(cfg Config, log *zap.Logger, member *membership) *kafka.Reader {
 	start := kafka.FirstOffset
 	if cfg.Kafka.StartOffset == "latest" {
 		start = kafka.LastOffset
 	}
 	return kafka.NewReader(kafka.ReaderConfig{
-		Brokers:        cfg.Kafka.Brokers,
-		GroupID:        cfg.Kafka.Group,
-		Topic:          cfg.Kafka.Input,
-		Dialer:         &kafka.Dialer{ClientID: cfg.Kafka.ClientID, Timeout: 10 * time.Second, DualStack: true},
-		MinBytes:       1,
-		MaxBytes:       16 << 20,
-		MaxWait:        100 * time.Millisecond,
-		QueueCapacity:  cfg.Batch.Size,
-		CommitInterval: 0, // synchronous commits: the offset is marked only after state is written
-		StartOffset:    start,
-		Logger:         kafkaLogger(log.Debug),
-		ErrorLogger:    kafkaLogger(log.Warn),
+		Brokers:           cfg.Kafka.Brokers,
+		GroupID:           cfg.Kafka.Group,
+		Topic:             cfg.Kafka.Input,
+		Dialer:            &kafka.Dialer{ClientID: cfg.Kafka.ClientID, Timeout: 10 * time.Second, DualStack: true},
+		MinBytes:          1,
+		MaxBytes:          16 << 20,
+		MaxWait:           100 * time.Millisecond,
+		QueueCapacity:     cfg.Batch.Size,
+		CommitInterval:    0, // synchronous commits: the offset is marked only after state is written
+		StartOffset:       start,
+		SessionTimeout:    cfg.Kafka.SessionTimeout,
+		HeartbeatInterval: cfg.Kafka.SessionTimeout / 10,
+		JoinGroupBackoff:  cfg.Kafka.SessionTimeout / 10,
+		Logger:            member.follow(kafkaLogger(log.Debug)),
+		ErrorLogger:       kafkaLogger(log.Warn),
 	})
 }
 
@@ -50,6 +54,31 @@ func newWriter(cfg Config, log *zap.Logger) *kafka.Writer {
 func kafkaLogger(f func(string, ...zap.Field)) kafka.LoggerFunc {
 	return func(format string, args ...any) {
 		f(strings.TrimSpace(fmt.Sprintf(format, args...)), zap.String("component", "kafka-go"))
+	}
+}
+
+// membership follows the reader's consumer-group generations through
+// kafka-go's log events, which are its only report of them: the filter is a
+// member from the start of a generation's heartbeat (joined, partitions
+// assigned, offsets fetched) until that heartbeat stops (a rebalance, a lost
+// broker, leaving the group).
+type membership struct{ joined atomic.Bool }
+
+// Heartbeat events of kafka-go v0.4 (consumergroup.go, Generation.heartbeatLoop).
+const (
+	heartbeatStarted = "started heartbeat for group"
+	heartbeatStopped = "stopped heartbeat for group"
+)
+
+func (m *membership) follow(next kafka.LoggerFunc) kafka.LoggerFunc {
+	return func(format string, args ...any) {
+		switch {
+		case strings.HasPrefix(format, heartbeatStarted):
+			m.joined.Store(true)
+		case strings.HasPrefix(format, heartbeatStopped):
+			m.joined.Store(false)
+		}
+		next(format, args...)
 	}
 }
 

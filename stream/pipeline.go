@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -29,6 +30,11 @@ type Deps struct {
 	// a new document in an earlier one that makes it Contained, when the
 	// Method estimates containment; 0 disables the verdict.
 	Containment float64
+	// AfterStage, if set, is called after each stage of a batch — "fetched",
+	// "decided", "staged", "emitted", "published", "committed" — with the
+	// batch's number within Run, from the goroutine running that stage. An
+	// error aborts Run there, as a crash would. It exists for fault injection.
+	AfterStage func(stage string, batch int) error
 }
 
 // Pipeline consumes the input topic and emits verdicts. Run it from one goroutine.
@@ -45,6 +51,7 @@ type Pipeline struct {
 	pool   sync.Pool
 
 	running atomic.Bool // Run is fetching (not stopped, not draining)
+	member  membership  // the reader is a member of the consumer group
 	mu      sync.Mutex
 	counts  Counts
 
@@ -90,7 +97,8 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	}
 	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment}
 	p.pool.New = func() any { return new(scratch) }
-	p.reader = newReader(cfg, p.log)
+	p.crash = d.AfterStage
+	p.reader = newReader(cfg, p.log, &p.member)
 	p.writer = newWriter(cfg, p.log)
 	return p, nil
 }
@@ -104,13 +112,16 @@ func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
 		log = zap.NewNop()
 	}
 	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil), passthrough: true}
-	p.reader = newReader(cfg, log)
+	p.reader = newReader(cfg, log, &p.member)
 	p.writer = newWriter(cfg, log)
 	return p
 }
 
-// Ready reports whether the pipeline is consuming (not yet stopped or draining).
-func (p *Pipeline) Ready() bool { return p.running.Load() }
+// Ready reports whether the pipeline is consuming: Run is fetching (not
+// stopped, not draining) and the reader is a member of the consumer group
+// (joined, partitions assigned, heartbeats answered — so not while the broker
+// is unreachable).
+func (p *Pipeline) Ready() bool { return p.running.Load() && p.member.joined.Load() }
 
 // Counts returns a snapshot of the running totals.
 func (p *Pipeline) Counts() Counts {
@@ -136,10 +147,12 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	defer abort()
 	p.running.Store(true)
 	defer p.running.Store(false)
+	draining := context.AfterFunc(ctx, func() { p.running.Store(false) }) // not ready from the stop on
+	defer draining()
 	prepared, decided, emitted := make(chan batch, 1), make(chan batch, 1), make(chan batch, 1)
 	fetchErr, decideErr, emitErr := make(chan error, 1), make(chan error, 1), make(chan error, 1)
 	loop := func(in <-chan batch, out chan<- batch, do func(*batch) error) error {
-		return p.stageLoop(ctx, work, abort, in, out, do)
+		return p.stageLoop(work, abort, in, out, do)
 	}
 	go func() { fetchErr <- p.fetchLoop(work, prepared) }()
 	go func() { decideErr <- loop(prepared, decided, p.decide) }()
@@ -164,7 +177,7 @@ type batch struct {
 // out (if any). Once any stage has failed and aborted the run, it does no more
 // work but keeps draining in, so the stages before it can finish; the records
 // it skips were not committed and will be redelivered.
-func (p *Pipeline) stageLoop(ctx, work context.Context, abort func(), in <-chan batch, out chan<- batch, do func(*batch) error) error {
+func (p *Pipeline) stageLoop(work context.Context, abort func(), in <-chan batch, out chan<- batch, do func(*batch) error) error {
 	if out != nil {
 		defer close(out)
 	}
@@ -172,9 +185,6 @@ func (p *Pipeline) stageLoop(ctx, work context.Context, abort func(), in <-chan 
 	for b := range in {
 		if err != nil || context.Cause(work) == errAborted {
 			continue
-		}
-		if ctx.Err() != nil {
-			p.running.Store(false) // draining
 		}
 		if err = do(&b); err != nil {
 			abort()
@@ -187,15 +197,20 @@ func (p *Pipeline) stageLoop(ctx, work context.Context, abort func(), in <-chan 
 	return err
 }
 
-// fetchLoop fetches and prepares batches until ctx ends or a fetch fails, and
-// closes out when it returns.
+// fetchLoop fetches and prepares batches until ctx ends, and closes out when
+// it returns. A failed fetch (the broker gone, the group not joined) is
+// retried with backoff: the reader reconnects and rejoins by itself.
 func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 	defer close(out)
+	backoff := p.cfg.Batch.RetryBackoff
 	for n := 1; ; {
 		msgs, err := p.fetch(ctx)
 		if len(msgs) > 0 {
 			b := batch{n: n, msgs: msgs}
 			n++
+			if err := p.step("fetched", b.n); err != nil {
+				return err
+			}
 			if !p.passthrough {
 				start := time.Now()
 				b.items = p.prep.prepareAll(msgs, p.workers(), &p.pool)
@@ -206,8 +221,17 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 		switch {
 		case ctx.Err() != nil:
 			return nil
-		case err != nil:
+		case errors.Is(err, io.EOF): // the reader is closed
 			return fmt.Errorf("fetch from %s: %w", p.cfg.Kafka.Input, err)
+		case err != nil:
+			p.m.retries.WithLabelValues("fetch").Inc()
+			p.log.Warn("fetch failed, retrying", zap.Duration("backoff", backoff), zap.Error(err))
+			if !sleep(ctx, backoff) {
+				return nil
+			}
+			backoff = min(2*backoff, 30*time.Second)
+		default:
+			backoff = p.cfg.Batch.RetryBackoff
 		}
 	}
 }

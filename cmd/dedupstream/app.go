@@ -32,7 +32,7 @@ type app struct {
 }
 
 // newApp opens state and builds the pipeline. cfg must be defaulted and valid.
-func newApp(cfg Config, log *zap.Logger) (*app, error) {
+func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	method, err := cfg.newMethod()
 	if err != nil {
 		return nil, err
@@ -51,14 +51,18 @@ func newApp(cfg Config, log *zap.Logger) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	pipe, err := stream.New(cfg.Config, stream.Deps{
+	deps := stream.Deps{
 		Logger:      log.Named("stream"),
 		Cleaner:     clean.New(cfg.Clean),
 		Method:      method,
 		Index:       store,
 		Registry:    reg,
 		Containment: cfg.Sketch.Containment,
-	})
+	}
+	for _, o := range opts {
+		o(&deps)
+	}
+	pipe, err := stream.New(cfg.Config, deps)
 	if err != nil {
 		return nil, errors.Join(err, store.Close())
 	}

@@ -17,7 +17,7 @@ const envPrefix = "DEDUPSTREAM_"
 func applyEnv(c *Config, environ []string) error {
 	env := make(map[string]string)
 	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, envPrefix) {
+		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, envPrefix) && k != crashPointEnv {
 			env[k] = v
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	"go.uber.org/zap"
 )
@@ -18,12 +19,18 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var crash *crashPoint
+	if v, ok := os.LookupEnv(crashPointEnv); ok {
+		if crash, err = parseCrashPoint(v, stderr); err != nil {
+			return err
+		}
+	}
 	log, err := newLogger(cfg.Log, stderr)
 	if err != nil {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
-	a, err := newApp(cfg, log)
+	a, err := newApp(cfg, log, crash.option())
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/dedupstream/dedupstream/state"
 )
@@ -44,7 +45,15 @@ func cmdState(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "restore":
 		return stateRestore(*dir, *in)
 	case "compact":
-		return withStore(*dir, func(s *state.Store) error { return s.Compact() })
+		return withStore(*dir, func(s *state.Store) error {
+			fmt.Fprintf(stdout, "compacting %s\n", *dir)
+			start := time.Now()
+			if err := s.Compact(); err != nil {
+				return err
+			}
+			fmt.Fprintf(stdout, "compacted %s in %s\n", *dir, time.Since(start).Round(time.Millisecond))
+			return nil
+		})
 	}
 	fmt.Fprintf(stderr, "dedupstream state: unknown command %q\n\n%s", args[0], stateUsage)
 	return errUsage

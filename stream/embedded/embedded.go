@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
 )
@@ -25,6 +26,10 @@ type Options struct {
 	// DataDir, when set, persists the log so a restarted broker keeps its
 	// records and committed offsets.
 	DataDir string
+	// MinSessionTimeout is the least consumer-group session timeout the
+	// broker accepts; zero means Kafka's default, 6s. Tests that kill and
+	// restart consumers lower it so a dead member is dropped quickly.
+	MinSessionTimeout time.Duration
 }
 
 // Broker is a running embedded broker.
@@ -48,6 +53,9 @@ func Start(o Options) (*Broker, error) {
 	}
 	if o.AutoCreate {
 		opts = append(opts, kfake.AllowAutoTopicCreation())
+	}
+	if o.MinSessionTimeout > 0 {
+		opts = append(opts, kfake.GroupMinSessionTimeout(o.MinSessionTimeout))
 	}
 	if o.DataDir != "" {
 		opts = append(opts, kfake.DataDir(o.DataDir))

@@ -56,3 +56,41 @@ func readPartition(ctx context.Context, addr, topic string, partition int) ([]ka
 		}
 	}
 }
+
+// GroupLag returns how many records of topic the consumer group has not yet
+// committed, summed over partitions (a partition with no commit counts whole).
+// Like ReadAll it works with any broker.
+func GroupLag(ctx context.Context, addr, group, topic string) (int64, error) {
+	conn, err := kafka.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return 0, err
+	}
+	parts, err := conn.ReadPartitions(topic)
+	conn.Close()
+	if err != nil {
+		return 0, fmt.Errorf("lag of %s on %s: %w", group, topic, err)
+	}
+	ids := make([]int, len(parts))
+	reqs := make([]kafka.OffsetRequest, len(parts))
+	for i, p := range parts {
+		ids[i], reqs[i] = p.ID, kafka.LastOffsetOf(p.ID)
+	}
+	c := &kafka.Client{Addr: kafka.TCP(addr)}
+	ends, err := c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
+	if err != nil {
+		return 0, fmt.Errorf("lag of %s on %s: %w", group, topic, err)
+	}
+	got, err := c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: ids}})
+	if err != nil {
+		return 0, fmt.Errorf("lag of %s on %s: %w", group, topic, err)
+	}
+	committed := make(map[int]int64)
+	for _, p := range got.Topics[topic] {
+		committed[p.Partition] = max(p.CommittedOffset, 0) // -1: nothing committed
+	}
+	var lag int64
+	for _, e := range ends.Topics[topic] {
+		lag += max(e.LastOffset-committed[e.Partition], 0)
+	}
+	return lag, nil
+}

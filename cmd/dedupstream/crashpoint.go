@@ -1,0 +1,91 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// crashPointEnv names the fault-injection variable of "dedupstream run", for
+// the crash and shutdown tests (crash_test.go, shutdown_test.go), not for
+// operation: DEDUPSTREAM_CRASH_POINT=stage:N makes the process SIGKILL itself
+// at the N-th batch to finish that pipeline stage; stage:N:pause=DUR holds the
+// stage there for DUR instead (a slow drain, for the signal tests). Stages:
+// fetched, decided, staged, emitted, published, committed.
+const crashPointEnv = "DEDUPSTREAM_CRASH_POINT"
+
+var crashStages = []string{"fetched", "decided", "staged", "emitted", "published", "committed"}
+
+// crashPoint is a parsed DEDUPSTREAM_CRASH_POINT.
+type crashPoint struct {
+	stage  string
+	n      int64
+	pause  time.Duration // zero: SIGKILL
+	hits   atomic.Int64
+	stderr io.Writer
+}
+
+// parseCrashPoint parses "stage:N" or "stage:N:pause=DUR".
+func parseCrashPoint(s string, stderr io.Writer) (*crashPoint, error) {
+	parts := strings.Split(s, ":")
+	if len(parts) < 2 || len(parts) > 3 || !contains(crashStages, parts[0]) {
+		return nil, fmt.Errorf("%s=%q: want stage:N[:pause=DUR], stage one of %s", crashPointEnv, s, strings.Join(crashStages, ", "))
+	}
+	n, err := strconv.ParseInt(parts[1], 10, 64)
+	if err != nil || n < 1 {
+		return nil, fmt.Errorf("%s=%q: N must be a positive integer", crashPointEnv, s)
+	}
+	c := &crashPoint{stage: parts[0], n: n, stderr: stderr}
+	if len(parts) == 3 {
+		d, ok := strings.CutPrefix(parts[2], "pause=")
+		if c.pause, err = time.ParseDuration(d); !ok || err != nil || c.pause <= 0 {
+			return nil, fmt.Errorf("%s=%q: want pause=DUR with a positive duration", crashPointEnv, s)
+		}
+	}
+	return c, nil
+}
+
+// afterStage is the pipeline hook (stream.Deps.AfterStage).
+func (c *crashPoint) afterStage(stage string, _ int) error {
+	if stage != c.stage || c.hits.Add(1) != c.n {
+		return nil
+	}
+	if c.pause > 0 {
+		fmt.Fprintf(c.stderr, "dedupstream: crash point %s:%d: pausing %s\n", c.stage, c.n, c.pause)
+		time.Sleep(c.pause)
+		return nil
+	}
+	fmt.Fprintf(c.stderr, "dedupstream: crash point %s:%d: SIGKILL\n", c.stage, c.n)
+	if err := syscall.Kill(os.Getpid(), syscall.SIGKILL); err != nil {
+		return fmt.Errorf("crash point %s:%d: %w", c.stage, c.n, err)
+	}
+	select {} // the signal is on its way
+}
+
+// option applies to the crash point, if one is set, to the pipeline's deps.
+func (c *crashPoint) option() appOption {
+	return func(d *stream.Deps) {
+		if c != nil {
+			d.AfterStage = c.afterStage
+		}
+	}
+}
+
+// appOption adjusts the pipeline's collaborators before newApp builds it.
+type appOption func(*stream.Deps)
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+// buildBinary builds dedupstream into a temporary directory, so a test can run
+// it as a real process, kill it and start it again.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build the binary with:", err)
+	}
+	bin := filepath.Join(t.TempDir(), "dedupstream")
+	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// filterEnv is the environment of a filter process on broker addr with state
+// in dir: the test's own environment without DEDUPSTREAM_ variables, plus the
+// given DEDUPSTREAM_ settings.
+func filterEnv(addr, dir string, extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envPrefix) {
+			env = append(env, kv)
+		}
+	}
+	return append(env, append([]string{
+		"DEDUPSTREAM_KAFKA_BROKERS=" + addr,
+		"DEDUPSTREAM_STATE_DIR=" + dir,
+		"DEDUPSTREAM_ADMIN_LISTEN=127.0.0.1:0",
+		"DEDUPSTREAM_LOG_FORMAT=json",
+		"DEDUPSTREAM_LOG_LEVEL=warn",
+	}, extra...)...)
+}
+
+// proc is a running dedupstream process and what it has written.
+type proc struct {
+	cmd    *exec.Cmd
+	out    syncBuffer // stdout and stderr together
+	done   chan struct{}
+	err    error // from Wait, once done is closed
+	killed bool  // by the test
+}
+
+func startProc(t *testing.T, bin string, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(bin, args...), done: make(chan struct{})}
+	p.cmd.Env = env
+	p.cmd.Stdout, p.cmd.Stderr = &p.out, &p.out
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	t.Cleanup(func() { p.kill() })
+	return p
+}
+
+// wait waits up to d for the process to exit and reports whether it did.
+func (p *proc) wait(d time.Duration) bool {
+	select {
+	case <-p.done:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+// kill sends SIGKILL (if still running) and waits for the exit.
+func (p *proc) kill() {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	p.killed = true
+	p.cmd.Process.Kill() //nolint:errcheck // it may have exited meanwhile; Wait tells
+	<-p.done
+}
+
+func (p *proc) signal(s os.Signal) error { return p.cmd.Process.Signal(s) }
+
+// exitCode is the process's exit status, or -1 if a signal ended it.
+func (p *proc) exitCode() int { return p.cmd.ProcessState.ExitCode() }
+
+// signalled reports whether the exited process was ended by sig.
+func (p *proc) signalled(sig syscall.Signal) bool {
+	ws, ok := p.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	return ok && ws.Signaled() && ws.Signal() == sig
+}
+
+// waitOutput waits up to d for the process to write s; false if it exits or
+// the time runs out first.
+func (p *proc) waitOutput(s string, d time.Duration) bool {
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		if strings.Contains(p.out.String(), s) {
+			return true
+		}
+		select {
+		case <-p.done:
+			return strings.Contains(p.out.String(), s)
+		default:
+		}
+	}
+	return false
+}
+
+// syncBuffer is a bytes.Buffer safe for the writer and a reader polling it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}
+
+// waitDrained waits up to d until group has committed all of topic.
+func waitDrained(t *testing.T, addr, group, topic string, d time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for {
+		lag, err := embedded.GroupLag(ctx, addr, group, topic)
+		if err == nil && lag == 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("group %s still %d records behind on %s after %s (%v)", group, lag, topic, d, errors.Join(err, ctx.Err()))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

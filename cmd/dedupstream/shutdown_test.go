@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+// TestSIGTERMDrains runs the filter as a process, holds its second batch in
+// the decide stage (DEDUPSTREAM_CRASH_POINT pause), and sends SIGTERM there:
+// the process stops fetching, finishes the batches in hand, commits them and
+// exits 0, leaving exactly the committed records on the output topic and a
+// state that opens. A second run takes the rest without loss.
+func TestSIGTERMDrains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	addr, dir := shutdownBroker(t), t.TempDir()
+	in := metricsInput(400, 0)
+	if err := produce(context.Background(), addr, "pages", in); err != nil {
+		t.Fatal(err)
+	}
+	env := filterEnv(addr, dir, "DEDUPSTREAM_BATCH_SIZE=16", "DEDUPSTREAM_KAFKA_GROUP=sigterm", "DEDUPSTREAM_LOG_LEVEL=info")
+	p := startProc(t, bin, append(env, crashPointEnv+"=decided:2:pause=1s"), "run")
+	if !p.waitOutput("crash point decided:2: pausing", time.Minute) {
+		t.Fatalf("the filter never reached its second batch:\n%s", p.out.String())
+	}
+	readyz := "http://" + adminAddr(t, p) + "/readyz"
+	if err := p.signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	waitStatus(t, readyz, http.StatusServiceUnavailable, "while draining")
+	if !p.wait(30*time.Second) || p.exitCode() != 0 {
+		t.Fatalf("SIGTERM: exit %v, want 0:\n%s", p.err, p.out.String())
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	lag, err := embedded.GroupLag(ctx, addr, "sigterm", "pages")
+	if err != nil {
+		t.Fatal(err)
+	}
+	committed := len(in) - int(lag)
+	outs := groupBy(readTopic(t, addr, "pages.out"), func(m kafka.Message) string { return string(m.Key) })
+	if committed < 2*16 || len(outs) != committed {
+		t.Errorf("after SIGTERM: %d records committed (want ≥ 2 batches of 16), %d on the output topic (want the same)", committed, len(outs))
+	}
+	if lag == 0 {
+		t.Errorf("the whole input was committed: fetching did not stop at SIGTERM")
+	}
+	s := startProc(t, bin, env, "state", "stats", "--state", dir)
+	if !s.wait(30*time.Second) || s.exitCode() != 0 {
+		t.Fatalf("state stats after SIGTERM: %v\n%s", s.err, s.out.String())
+	}
+
+	p = startProc(t, bin, env, "run")
+	waitDrained(t, addr, "sigterm", "pages", time.Minute)
+	p.signal(syscall.SIGTERM) //nolint:errcheck // Wait reports how it ended
+	if !p.wait(30*time.Second) || p.exitCode() != 0 {
+		t.Fatalf("second run, SIGTERM: exit %v, want 0:\n%s", p.err, p.out.String())
+	}
+	checkEveryKey(t, addr, in)
+}
+
+// TestSecondSignalExitsAtOnce sends SIGTERM while a batch is held for 30s,
+// then a second one: the process exits at once with status 130 instead of
+// waiting for the drain, and the next start replays the unfinished batch.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	addr, dir := shutdownBroker(t), t.TempDir()
+	in := metricsInput(100, 0)
+	if err := produce(context.Background(), addr, "pages", in); err != nil {
+		t.Fatal(err)
+	}
+	env := filterEnv(addr, dir, "DEDUPSTREAM_KAFKA_GROUP=second", "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s") // the killed member is dropped after 1s
+	p := startProc(t, bin, append(env, crashPointEnv+"=decided:1:pause=30s"), "run")
+	if !p.waitOutput("crash point decided:1: pausing", time.Minute) {
+		t.Fatalf("the filter never reached its first batch:\n%s", p.out.String())
+	}
+	if err := p.signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if p.wait(500 * time.Millisecond) {
+		t.Fatalf("the filter exited on the first signal with a batch held (%v):\n%s", p.err, p.out.String())
+	}
+	if err := p.signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !p.wait(5 * time.Second) {
+		t.Fatalf("the filter did not exit within 5s of the second signal:\n%s", p.out.String())
+	}
+	if p.exitCode() != 130 || !strings.Contains(p.out.String(), "second signal") {
+		t.Fatalf("second signal: exit %v, want status 130:\n%s", p.err, p.out.String())
+	}
+	p = startProc(t, bin, env, "run")
+	waitDrained(t, addr, "second", "pages", time.Minute)
+	p.signal(syscall.SIGTERM) //nolint:errcheck // Wait reports how it ended
+	if !p.wait(30*time.Second) || p.exitCode() != 0 {
+		t.Fatalf("restart, SIGTERM: exit %v, want 0:\n%s", p.err, p.out.String())
+	}
+	checkEveryKey(t, addr, in)
+}
+
+func shutdownBroker(t *testing.T) string {
+	t.Helper()
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2,
+		MinSessionTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b.Addr()
+}
+
+var adminLine = regexp.MustCompile(`"msg":"admin listening","addr":"([^"]+)"`)
+
+// adminAddr finds the admin port in the process's JSON log (level info).
+func adminAddr(t *testing.T, p *proc) string {
+	t.Helper()
+	m := adminLine.FindStringSubmatch(p.out.String())
+	if m == nil {
+		t.Fatalf("no admin address in the log:\n%s", p.out.String())
+	}
+	return m[1]
+}

@@ -1,0 +1,37 @@
+package state
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"go.uber.org/zap"
+)
+
+// removeEmptyLogs deletes empty value-log (.vlog) and memtable write-ahead
+// (.mem) files from dir. Badger creates such a file, then sizes it and writes
+// its header; a process killed in between leaves a file of zero bytes, which
+// holds no entry but which Badger v4 refuses at the next open ("Open existing
+// file ...: Create a new file", "while opening fid"). A file of any other size
+// is left to Badger's own recovery.
+func removeEmptyLogs(dir string, log *zap.Logger) error {
+	vlogs, err := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	if err != nil {
+		return err
+	}
+	mems, err := filepath.Glob(filepath.Join(dir, "*.mem"))
+	if err != nil {
+		return err
+	}
+	for _, f := range append(vlogs, mems...) {
+		fi, err := os.Stat(f)
+		if err != nil || fi.Size() != 0 {
+			continue
+		}
+		if err := os.Remove(f); err != nil {
+			return fmt.Errorf("remove empty log file left by a crash: %w", err)
+		}
+		log.Warn("removed an empty log file left by a crash", zap.String("file", f))
+	}
+	return nil
+}
