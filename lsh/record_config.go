@@ -105,23 +105,24 @@ func (f *RecordField) ensureDefaults() {
 
 // Validate reports the first invalid field, naming its key under "record.".
 func (c RecordConfig) Validate() error {
-	switch {
-	case len(c.Fields) == 0 || len(c.Fields) > MaxRecordFields:
+	if len(c.Fields) == 0 || len(c.Fields) > MaxRecordFields {
 		return fmt.Errorf("record.fields: want 1 to %d fields, got %d", MaxRecordFields, len(c.Fields))
-	case c.MinFields < 1 || c.MinFields > len(c.Fields):
-		return fmt.Errorf("record.min_fields: must be in [1, %d fields], got %d", len(c.Fields), c.MinFields)
-	case c.NumPerm < 1 || c.NumPerm > MaxNumPerm:
-		return fmt.Errorf("record.num_perm: must be in [1, %d], got %d", MaxNumPerm, c.NumPerm)
 	}
 	var names []string
 	for i, f := range c.Fields {
 		if err := f.validate(); err != nil {
-			return fmt.Errorf("record.fields[%d]: %w", i, err)
+			return fmt.Errorf("record.fields[%d].%w", i, err)
 		}
 		if slices.Contains(names, f.Name) {
 			return fmt.Errorf("record.fields[%d].name: %q is used twice", i, f.Name)
 		}
 		names = append(names, f.Name)
+	}
+	switch {
+	case c.MinFields < 1 || c.MinFields > len(c.Fields):
+		return fmt.Errorf("record.min_fields: must be in [1, %d fields], got %d", len(c.Fields), c.MinFields)
+	case c.NumPerm < 1 || c.NumPerm > MaxNumPerm:
+		return fmt.Errorf("record.num_perm: must be in [1, %d], got %d", MaxNumPerm, c.NumPerm)
 	}
 	return nil
 }

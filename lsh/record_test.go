@@ -171,7 +171,7 @@ func TestRecordConfigValidate(t *testing.T) {
 	f(RecordConfig{}, "")
 	f(RecordConfig{MinFields: 5}, "record.min_fields")
 	f(RecordConfig{Fields: []RecordField{{Name: "a"}, {Name: "a"}}}, `record.fields[1].name: "a" is used twice`)
-	f(RecordConfig{Fields: []RecordField{{Name: "a", Kind: "date"}}, MinFields: 1}, "record.fields[0]: kind")
+	f(RecordConfig{Fields: []RecordField{{Name: "a", Kind: "date"}}, MinFields: 1}, "record.fields[0].kind")
 	f(RecordConfig{Fields: []RecordField{{Name: "a", Weight: -1}}, MinFields: 1}, "weight")
 	f(RecordConfig{Fields: []RecordField{{Name: "y", Kind: KindYear, Shingle: RecordShingle{Length: 2}}}, MinFields: 1}, "shingle")
 	f(RecordConfig{Fields: []RecordField{{Kind: KindYear}}, MinFields: 1}, "name")
