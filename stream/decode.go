@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh"
 )
 
 // Record is a decoded page: who it is and what it says.
@@ -16,6 +18,10 @@ type Record struct {
 	Title string
 	Body  []byte // page text or markup; aliases the message value in raw mode
 	HTML  bool   // Body is markup
+	// Fields are a structured record's values in record mode, one entry per
+	// configured field (nil: missing): one string for text, year (four
+	// digits) and exact fields, one per author for authors. Body is empty.
+	Fields [][]string
 }
 
 // InputError explains why a record is invalid. Stage and Class become the
@@ -40,7 +46,8 @@ func decodeErr(class, format string, args ...any) *InputError {
 
 // decoder turns message values into Records.
 type decoder struct {
-	cfg DecodeConfig
+	cfg    DecodeConfig
+	record []lsh.RecordField // record mode: the fields to read; nil for pages
 }
 
 // decode reads m per the configured format. looksHTML tells markup from text.
@@ -55,7 +62,7 @@ func (d decoder) decode(m *kafka.Message, looksHTML func([]byte) bool) (Record, 
 	var rec Record
 	var ierr *InputError
 	switch {
-	case d.cfg.Format == FormatJSON:
+	case d.cfg.Format == FormatJSON || d.record != nil:
 		rec, ierr = d.decodeJSON(v)
 	case d.cfg.Format == FormatAuto && startsObject(v):
 		// A value that starts like an object and parses as one is a record;
@@ -128,13 +135,14 @@ func (d decoder) decodeJSON(v []byte) (Record, *InputError) {
 	if rec.ID, err = jsonID(obj[f.ID]); err != nil {
 		return Record{}, decodeErr("WrongFieldType", "field %q: %v", f.ID, err)
 	}
-	for _, p := range []struct {
-		name string
-		dst  *string
-	}{{f.URL, &rec.URL}, {f.Title, &rec.Title}} {
-		if *p.dst, err = jsonString(obj[p.name]); err != nil {
-			return Record{}, decodeErr("WrongFieldType", "field %q: %v", p.name, err)
-		}
+	if rec.URL, err = jsonString(obj[f.URL]); err != nil {
+		return Record{}, decodeErr("WrongFieldType", "field %q: %v", f.URL, err)
+	}
+	if d.record != nil {
+		return d.jsonRecord(obj, rec)
+	}
+	if rec.Title, err = jsonString(obj[f.Title]); err != nil {
+		return Record{}, decodeErr("WrongFieldType", "field %q: %v", f.Title, err)
 	}
 	return d.jsonBody(obj, rec)
 }

@@ -29,7 +29,9 @@ type harness struct {
 	sketch lsh.Config // defaulted by newHarness; change Method and call EnsureDefaults again
 	// containment is Deps.Containment; 0 disables the contained verdict.
 	containment float64
-	dir         string
+	// record, when Enabled (and defaulted), makes method a record-mode Method.
+	record lsh.RecordConfig
+	dir    string
 }
 
 const (
@@ -58,6 +60,13 @@ func newHarness(t *testing.T, partitions int) *harness {
 // method builds the configured sketch method.
 func (h *harness) method() lsh.Method {
 	h.t.Helper()
+	if h.record.Enabled {
+		m, err := lsh.NewRecordMethod(h.record, h.sketch)
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		return m
+	}
 	m, err := lsh.NewMethod(h.sketch, nil)
 	if err != nil {
 		h.t.Fatal(err)

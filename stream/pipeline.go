@@ -91,7 +91,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		cfg:   cfg,
 		log:   d.Logger,
 		index: d.Index,
-		prep:  preparer{dec: decoder{cfg: cfg.Decode}, cleaner: d.Cleaner, method: d.Method},
+		prep:  newPreparer(cfg.Decode, d.Cleaner, d.Method),
 		route: router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
 		m:     newMetrics(d.Registry),
 	}

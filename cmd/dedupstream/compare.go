@@ -25,7 +25,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	fs, load := flagSet("compare", stderr)
 	vocabPath := fs.String("vocab", "", "vocabulary file: enables tf-idf cosine, imatch and simhash idf (default: config key vocabulary)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: dedupstream compare [flags] A B\n\nA and B are files (HTML or text), or ids or URLs of documents in --state.")
+		fmt.Fprintln(stderr, "usage: dedupstream compare [flags] A B\n\nA and B are files (HTML or text; one JSON record each with --record true), or ids or URLs of documents in --state.")
 		fs.PrintDefaults()
 	}
 	if err := parse(fs, args); err != nil {
@@ -45,6 +45,9 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	method, err := cfg.newMethod()
 	if err != nil {
 		return err
+	}
+	if rm, ok := method.(*lsh.RecordMethod); ok {
+		return compareRecords(stdout, cfg, rm, fs.Arg(0), fs.Arg(1))
 	}
 	docs, err := compareDocs(cfg, method, fs.Arg(0), fs.Arg(1))
 	if err != nil {

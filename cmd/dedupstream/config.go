@@ -21,6 +21,9 @@ type Config struct {
 	stream.Config `yaml:",inline"`
 	Clean         clean.Options `yaml:"clean"`
 	Sketch        lsh.Config    `yaml:"sketch"`
+	// Record switches to structured records (record mode); it replaces
+	// sketch.method and reads sketch.threshold, fp_weight, fn_weight and seed.
+	Record lsh.RecordConfig `yaml:"record"`
 	// Vocabulary is a vocabulary file (lsh.ReadVocabulary) of collection
 	// statistics, required by sketch.method imatch and sketch.simhash.idf.
 	Vocabulary string        `yaml:"vocabulary"`
@@ -45,6 +48,7 @@ func (c *Config) ensureDefaults() {
 	c.Config.EnsureDefaults()
 	c.Clean.EnsureDefaults()
 	c.Sketch.EnsureDefaults()
+	c.Record.EnsureDefaults()
 	if c.State.Dir == "" && !c.State.InMemory {
 		c.State.Dir = "./data"
 	}
@@ -62,6 +66,9 @@ func (c *Config) ensureDefaults() {
 
 func (c *Config) validate() error {
 	errs := []error{c.Config.Validate(), c.Clean.Validate(), c.Sketch.Validate(), c.State.Validate()}
+	if c.Record.Enabled {
+		errs = append(errs, c.validateRecord())
+	}
 	if c.Vocabulary == "" && (c.Sketch.Method == lsh.MethodIMatch || c.Sketch.SimHash.IDF) {
 		errs = append(errs, errors.New("vocabulary: a vocabulary file is required by sketch.method imatch and sketch.simhash.idf"))
 	}
@@ -74,6 +81,18 @@ func (c *Config) validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		errs = append(errs, fmt.Errorf("log.level: want debug, info, warn or error, got %q", c.Log.Level))
+	}
+	return errors.Join(errs...)
+}
+
+// validateRecord checks what record mode needs of the other sections.
+func (c *Config) validateRecord() error {
+	errs := []error{c.Record.Validate()}
+	if c.Decode.Format == stream.FormatRaw {
+		errs = append(errs, errors.New("decode.format: record mode reads JSON records; want auto or json, got raw"))
+	}
+	if c.Sketch.Method != lsh.MethodMinHash {
+		errs = append(errs, fmt.Errorf("sketch.method: record mode sketches each field with MinHash; leave it minhash, got %q", c.Sketch.Method))
 	}
 	return errors.Join(errs...)
 }
@@ -110,6 +129,13 @@ func decodeYAML(b []byte, c *Config) error {
 // newMethod builds the configured sketch method, reading the vocabulary file
 // if one is configured. c must be defaulted and valid.
 func (c *Config) newMethod() (lsh.Method, error) {
+	if c.Record.Enabled {
+		m, err := lsh.NewRecordMethod(c.Record, c.Sketch)
+		if err != nil {
+			return nil, fmt.Errorf("record: %w", err)
+		}
+		return m, nil
+	}
 	var vocab *lsh.Vocabulary
 	if c.Vocabulary != "" {
 		f, err := os.Open(c.Vocabulary)

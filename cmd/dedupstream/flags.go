@@ -23,6 +23,7 @@ var configFlags = []configFlag{
 	{"threshold", "sketch.threshold", "Jaccard similarity threshold, (0, 1)"},
 	{"mode", "mode", "tag (forward all with headers) or drop (forward unique only)"},
 	{"format", "decode.format", "auto, raw or json"},
+	{"record", "record.enabled", "true: record mode, structured JSON records compared field by field"},
 	{"admin", "admin.listen", "admin HTTP address for /metrics, /livez, /readyz (empty disables)"},
 	{"log-level", "log.level", "debug, info, warn or error"},
 }

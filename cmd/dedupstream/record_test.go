@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+func TestRecordConfig(t *testing.T) {
+	t.Setenv("DEDUPSTREAM_RECORD_ENABLED", "true")
+	fs, load := flagSet("run", os.Stderr)
+	if err := fs.Parse([]string{"--format", "raw"}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := load()
+	if err == nil || !strings.Contains(err.Error(), "decode.format: record mode") {
+		t.Errorf("record mode with format raw: %v", err)
+	}
+	fs, load = flagSet("run", os.Stderr)
+	if err := fs.Parse([]string{"--config", tempFile(t, "c.yaml", "sketch:\n  method: simhash\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load(); err == nil || !strings.Contains(err.Error(), "sketch.method: record mode") {
+		t.Errorf("record mode with simhash: %v", err)
+	}
+	fs, load = flagSet("run", os.Stderr)
+	if err := fs.Parse([]string{"--config", tempFile(t, "d.yaml", "record:\n  fields:\n    - {name: t, kind: date}\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load(); err == nil || !strings.Contains(err.Error(), "record.fields[0].kind") {
+		t.Errorf("record field of kind date: %v", err)
+	}
+}
+
+func tempFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func recordMsg(t *testing.T, rec map[string]any) kafka.Message {
+	t.Helper()
+	b, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kafka.Message{Key: []byte(rec["id"].(string)), Value: b}
+}
+
+// TestRunRecordMode runs the filter in record mode through the embedded
+// broker, then reopens its state with other fields (refused) and compares
+// two stored records field by field.
+func TestRunRecordMode(t *testing.T) {
+	addr, cfg := testBroker(t, 1, "record") // one partition: p1 arrives first
+	cfg.Record.Enabled = true
+	if err := cfg.validate(); err != nil {
+		t.Fatal(err)
+	}
+	title := "Closed itemsets as clusters of near duplicate web pages"
+	msgs := []kafka.Message{
+		recordMsg(t, map[string]any{"id": "p1", "title": title, "authors": []string{"Dmitry Ignatov", "Sergei Kuznetsov"}, "year": 2008,
+			"abstract": "frequent closed itemsets of fingerprints give clusters of similar documents independent of input order"}),
+		recordMsg(t, map[string]any{"id": "p2", "title": strings.ToUpper(title), "authors": "Kuznetsov, S.; Ignatov D.", "year": "2008-11-02"}),
+		recordMsg(t, map[string]any{"id": "p3", "title": title, "authors": []string{"Jane Roe"}, "year": 1999}),
+		recordMsg(t, map[string]any{"id": "p4", "title": 42}),
+	}
+	if err := produce(context.Background(), addr, "pages", msgs); err != nil {
+		t.Fatal(err)
+	}
+	a, stop := startFilter(t, cfg)
+	waitRecords(t, a, len(msgs))
+	stop()
+	closeFilter(t, a)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := embedded.ReadAll(ctx, addr, "pages.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]string{}
+	for _, m := range out {
+		h := map[string]string{}
+		for _, hd := range m.Headers {
+			h[hd.Key] = string(hd.Value)
+		}
+		verdicts[string(m.Key)] = h["dedup.verdict"] + " " + h["dedup.of"]
+		if !strings.HasPrefix(h["dedup.sketch"], "record32-") {
+			t.Errorf("%s: dedup.sketch %q", m.Key, h["dedup.sketch"])
+		}
+	}
+	want := map[string]string{"p1": "unique ", "p2": "near_duplicate p1", "p3": "unique "}
+	for k, v := range want {
+		if verdicts[k] != v {
+			t.Errorf("%s: %q, want %q", k, verdicts[k], v)
+		}
+	}
+	if len(verdicts) != 3 {
+		t.Errorf("forwarded %v, want p1..p3 (p4 dead-lettered)", verdicts)
+	}
+
+	other := cfg
+	other.Record.Fields = append(append([]lsh.RecordField(nil), cfg.Record.Fields...), lsh.RecordField{Name: "doi", Path: "doi", Kind: lsh.KindExact, Weight: 1})
+	if a, err := newApp(other, a.log); err == nil {
+		closeFilter(t, a)
+		t.Fatal("state built with four record fields opened with five")
+	}
+
+	var stdout, stderr bytes.Buffer
+	t.Setenv("DEDUPSTREAM_RECORD_ENABLED", "true")
+	if err := cmdCompare([]string{"--state", cfg.State.Dir, "p1", "p2"}, &stdout, &stderr); err != nil {
+		t.Fatalf("compare: %v\n%s", err, stderr.String())
+	}
+	for _, s := range []string{"title     text     3       1.000", "authors   authors  3       1.000", "missing in B", "near-duplicate"} {
+		if !strings.Contains(stdout.String(), s) {
+			t.Errorf("compare output lacks %q:\n%s", s, stdout.String())
+		}
+	}
+}
