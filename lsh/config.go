@@ -18,7 +18,7 @@ import (
 //	oph           shingling, num_perm (bins), bands, rows, seed, threshold
 //	bottomk       shingling, num_perm (k), bottomk.keys, seed, threshold
 //	modm          shingling, modm.m, seed, threshold
-//	full          shingling, threshold
+//	full          shingling, full.max_keys, threshold
 //	supershingle  shingling, bands (super-shingles, 6), rows (minima each, 14), seed
 //	simhash       shingling, simhash.*, seed
 //	imatch        imatch.*
@@ -27,6 +27,12 @@ type Config struct {
 	Params        Params `yaml:",inline"`
 	ShingleOffset int    `yaml:"shingle_offset"` // keep every n-th window; 0 → 1
 	CharNgrams    bool   `yaml:"char_ngrams"`    // shingles are n-grams of `shingle` runes
+	// StopWords and Stem name the languages whose Snowball stop words are
+	// dropped and whose words are stemmed before shingling: none, en, ru,
+	// en+ru or auto (= en+ru: each word by its script); "" → none. See
+	// Shingling and Langs.
+	StopWords string `yaml:"stopwords"`
+	Stem      string `yaml:"stem"`
 	// Containment is the least estimated containment of a document in an
 	// earlier one (Estimate.AinB) that makes it "contained" in it, for the
 	// methods whose Compare estimates containment (bottomk, modm, full);
@@ -35,6 +41,7 @@ type Config struct {
 
 	BottomK BottomKParams `yaml:"bottomk"`
 	ModM    ModMParams    `yaml:"modm"`
+	Full    FullParams    `yaml:"full"`
 	SimHash SimHashParams `yaml:"simhash"`
 	IMatch  IMatchParams  `yaml:"imatch"`
 }
@@ -50,6 +57,14 @@ type BottomKParams struct {
 // ModMParams configures the modm method.
 type ModMParams struct {
 	M int `yaml:"m"` // keep fingerprints ≡ 0 (mod M); 0 → 25
+}
+
+// FullParams configures the full method.
+type FullParams struct {
+	// MaxKeys bounds the index keys of one document: one with more distinct
+	// shingles is keyed by its MaxKeys smallest fingerprints (see the full
+	// method); 0 → 1024.
+	MaxKeys int `yaml:"max_keys"`
 }
 
 // SimHashParams configures the simhash method.
@@ -82,6 +97,7 @@ const (
 	DefaultMethod           = MethodMinHash
 	DefaultContainment      = 0.9
 	DefaultModM             = 25
+	DefaultFullKeys         = 1024
 	DefaultSimDistance      = 3
 	DefaultIMatchLow        = 0.2
 	DefaultIMatchHigh       = 0.8
@@ -109,6 +125,12 @@ func (c *Config) EnsureDefaults() {
 	if c.ShingleOffset == 0 {
 		c.ShingleOffset = 1
 	}
+	if c.StopWords == "" {
+		c.StopWords = "none"
+	}
+	if c.Stem == "" {
+		c.Stem = "none"
+	}
 	if c.Containment == 0 {
 		c.Containment = DefaultContainment
 	}
@@ -117,6 +139,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.ModM.M == 0 {
 		c.ModM.M = DefaultModM
+	}
+	if c.Full.MaxKeys == 0 {
+		c.Full.MaxKeys = DefaultFullKeys
 	}
 	c.SimHash.ensureDefaults()
 	c.IMatch.ensureDefaults()
@@ -152,9 +177,32 @@ func (m *IMatchParams) ensureDefaults() {
 	}
 }
 
-// Shingling returns the shingling the Config describes.
+// Shingling returns the shingling the Config describes. Invalid language
+// values (which Validate reports) count as none.
 func (c Config) Shingling() Shingling {
-	return Shingling{Length: c.Params.Shingle, Offset: c.ShingleOffset, Chars: c.CharNgrams}
+	stop, _ := ParseLangs("sketch.stopwords", c.StopWords)
+	stem, _ := ParseLangs("sketch.stem", c.Stem)
+	return Shingling{Length: c.Params.Shingle, Offset: c.ShingleOffset, Chars: c.CharNgrams,
+		StopWords: stop, Stem: stem}
+}
+
+// validateWords checks sketch.stopwords and sketch.stem, and that the
+// method reads shingles: imatch and simhash with idf look words up in a
+// Vocabulary of unstemmed words.
+func (c Config) validateWords() error {
+	stop, err := ParseLangs("sketch.stopwords", c.StopWords)
+	if err != nil {
+		return err
+	}
+	stem, err := ParseLangs("sketch.stem", c.Stem)
+	if err != nil {
+		return err
+	}
+	if stop|stem != 0 && (c.Method == MethodIMatch || c.Method == MethodSimHash && c.SimHash.IDF) {
+		return fmt.Errorf("sketch.stopwords, sketch.stem: must be none with %s (its vocabulary holds unstemmed words), got %q and %q",
+			c.Method, c.StopWords, c.Stem)
+	}
+	return nil
 }
 
 // Validate reports the first invalid field, naming its key under "sketch.".
@@ -168,6 +216,9 @@ func (c Config) Validate() error {
 	if err := c.Shingling().Validate(); err != nil {
 		return err
 	}
+	if err := c.validateWords(); err != nil {
+		return err
+	}
 	if !(c.Containment > 0 && c.Containment <= 1) {
 		return fmt.Errorf("sketch.containment: must be in (0, 1], got %g", c.Containment)
 	}
@@ -179,6 +230,10 @@ func (c Config) Validate() error {
 	case MethodModM:
 		if c.ModM.M < 1 {
 			return fmt.Errorf("sketch.modm.m: must be >= 1, got %d", c.ModM.M)
+		}
+	case MethodFull:
+		if c.Full.MaxKeys < 1 {
+			return fmt.Errorf("sketch.full.max_keys: must be >= 1, got %d", c.Full.MaxKeys)
 		}
 	case MethodSuperShingle:
 		if c.Params.Bands < 2 || c.Params.Bands*c.Params.Rows != c.Params.NumPerm {
@@ -242,7 +297,7 @@ func NewMethod(c Config, vocab *Vocabulary) (Method, error) {
 	case MethodModM:
 		return newModMMethod(c, sh), nil
 	case MethodFull:
-		return newFullMethod(c.Params.Threshold, sh), nil
+		return newFullMethod(c, sh), nil
 	case MethodSuperShingle:
 		return newSuperShingleMethod(c.Params, sh), nil
 	case MethodSimHash:

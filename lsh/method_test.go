@@ -81,7 +81,7 @@ func TestMethodVersions(t *testing.T) {
 	f(MethodBottomK, Config{}, "bottomk128-l3-w5")
 	f(MethodBottomK, Config{Params: Params{Threshold: 0.5}}, "bottomk128-l7-w5")
 	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-w4")
-	f(MethodFull, Config{}, "full-w5")
+	f(MethodFull, Config{}, "full-w5-k1024")
 	f(MethodSuperShingle, Config{}, "supershingle6x14-w5")
 	f(MethodSimHash, Config{}, "simhash64-k3b4-w5")
 	f(MethodSimHash, Config{SimHash: SimHashParams{Distance: 5, Blocks: 8, Words: true}}, "simhash64-k5b8-w1")
