@@ -69,8 +69,8 @@ type FullParams struct {
 
 // SimHashParams configures the simhash method.
 type SimHashParams struct {
-	Distance int  `yaml:"distance"` // Hamming distance still "near"; 0 → 3
-	Blocks   int  `yaml:"blocks"`   // fingerprint blocks for the tables; 0 → distance+1
+	Distance int  `yaml:"distance"` // Hamming distance still "near"; 0 → 6
+	Blocks   int  `yaml:"blocks"`   // fingerprint blocks for the tables; 0 → the fewest with ≥ 16-bit keys (8 at distance 6)
 	Words    bool `yaml:"words"`    // features are words, not shingles (pair with idf: by tf alone the commonest words set most bits)
 	IDF      bool `yaml:"idf"`      // weight words by idf (implies words; needs a Vocabulary)
 }
@@ -98,7 +98,7 @@ const (
 	DefaultContainment      = 0.9
 	DefaultModM             = 25
 	DefaultFullKeys         = 1024
-	DefaultSimDistance      = 3
+	DefaultSimDistance      = 6
 	DefaultIMatchLow        = 0.2
 	DefaultIMatchHigh       = 0.8
 	DefaultIMatchWords      = 3
@@ -158,11 +158,24 @@ func (s *SimHashParams) ensureDefaults() {
 		s.Distance = DefaultSimDistance
 	}
 	if s.Blocks == 0 {
-		s.Blocks = s.Distance + 1
+		s.Blocks = simHashBlocks(s.Distance)
 	}
 	if s.IDF {
 		s.Words = true
 	}
+}
+
+// simHashBlocks is the default number of blocks at distance d: the fewest
+// whose table keys keep at least 16 of the 64 bits (64·(b−d)/b ≥ 16, so
+// b ≥ 4d/3; a random fingerprint shares a key with probability ≤ 2^−16 per
+// table), but at least d+1 and with at most MaxKeyBands tables. d = 3 gives
+// the pigeonhole 4 blocks; d = 6 gives 8 blocks, 28 tables of 16 bits.
+func simHashBlocks(d int) int {
+	b := max(d+1, (4*d+2)/3)
+	for b > d+1 && SimHashTables(d, b) > MaxKeyBands {
+		b--
+	}
+	return b
 }
 
 func (m *IMatchParams) ensureDefaults() {

@@ -62,3 +62,24 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+func TestSimHashDefaultBlocks(t *testing.T) {
+	f := func(d, want int) {
+		t.Helper()
+		c := Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: d}}
+		c.EnsureDefaults()
+		if c.SimHash.Blocks != want {
+			t.Errorf("distance %d: %d blocks, want %d", d, c.SimHash.Blocks, want)
+		}
+		if err := c.Validate(); err != nil {
+			t.Errorf("distance %d: %v", d, err)
+		}
+	}
+	f(0, 8) // the default distance, 6: 28 tables of 16 bits
+	f(1, 2)
+	f(3, 4) // the old default layout: 4 tables of 16 bits
+	f(5, 7)
+	f(6, 8)
+	f(10, 12) // 14 blocks would need C(14,10) = 1001 tables, 13 need 286; 12 need 66
+	f(15, 17) // C(17,15) = 136 tables
+}

@@ -83,9 +83,9 @@ func TestMethodVersions(t *testing.T) {
 	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-w4")
 	f(MethodFull, Config{}, "full-w5-k1024")
 	f(MethodSuperShingle, Config{}, "supershingle6x14-w5")
-	f(MethodSimHash, Config{}, "simhash64-k3b4-w5")
+	f(MethodSimHash, Config{}, "simhash64-k6b8-w5")
 	f(MethodSimHash, Config{SimHash: SimHashParams{Distance: 5, Blocks: 8, Words: true}}, "simhash64-k5b8-w1")
-	f(MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, "simhash64-k3b4-w1-idf"+hex8(v.Digest()))
+	f(MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, "simhash64-k6b8-w1-idf"+hex8(v.Digest()))
 	f(MethodIMatch, Config{}, "imatch-idf0.2-0.8-m3-v"+hex8(v.Digest()))
 	f(MethodIMatch, Config{IMatch: IMatchParams{Select: "cf", Low: 10, High: 500}}, "imatch-cf10-500-m3-v"+hex8(v.Digest()))
 }
