@@ -18,7 +18,7 @@ import (
 //	oph           shingling, num_perm (bins), bands, rows, seed, threshold
 //	bottomk       shingling, num_perm (k), bottomk.keys, seed, threshold
 //	modm          shingling, modm.m, seed, threshold
-//	full          shingling, threshold
+//	full          shingling, full.max_keys, threshold
 //	supershingle  shingling, bands (super-shingles, 6), rows (minima each, 14), seed
 //	simhash       shingling, simhash.*, seed
 //	imatch        imatch.*
@@ -27,6 +27,12 @@ type Config struct {
 	Params        Params `yaml:",inline"`
 	ShingleOffset int    `yaml:"shingle_offset"` // keep every n-th window; 0 → 1
 	CharNgrams    bool   `yaml:"char_ngrams"`    // shingles are n-grams of `shingle` runes
+	// StopWords and Stem name the languages whose Snowball stop words are
+	// dropped and whose words are stemmed before shingling: none, en, ru,
+	// en+ru or auto (= en+ru: each word by its script); "" → none. See
+	// Shingling and Langs.
+	StopWords string `yaml:"stopwords"`
+	Stem      string `yaml:"stem"`
 	// Containment is the least estimated containment of a document in an
 	// earlier one (Estimate.AinB) that makes it "contained" in it, for the
 	// methods whose Compare estimates containment (bottomk, modm, full);
@@ -35,6 +41,7 @@ type Config struct {
 
 	BottomK BottomKParams `yaml:"bottomk"`
 	ModM    ModMParams    `yaml:"modm"`
+	Full    FullParams    `yaml:"full"`
 	SimHash SimHashParams `yaml:"simhash"`
 	IMatch  IMatchParams  `yaml:"imatch"`
 }
@@ -52,10 +59,18 @@ type ModMParams struct {
 	M int `yaml:"m"` // keep fingerprints ≡ 0 (mod M); 0 → 25
 }
 
+// FullParams configures the full method.
+type FullParams struct {
+	// MaxKeys bounds the index keys of one document: one with more distinct
+	// shingles is keyed by its MaxKeys smallest fingerprints (see the full
+	// method); 0 → 1024.
+	MaxKeys int `yaml:"max_keys"`
+}
+
 // SimHashParams configures the simhash method.
 type SimHashParams struct {
-	Distance int  `yaml:"distance"` // Hamming distance still "near"; 0 → 3
-	Blocks   int  `yaml:"blocks"`   // fingerprint blocks for the tables; 0 → distance+1
+	Distance int  `yaml:"distance"` // Hamming distance still "near"; 0 → 6
+	Blocks   int  `yaml:"blocks"`   // fingerprint blocks for the tables; 0 → the fewest with ≥ 16-bit keys (8 at distance 6)
 	Words    bool `yaml:"words"`    // features are words, not shingles (pair with idf: by tf alone the commonest words set most bits)
 	IDF      bool `yaml:"idf"`      // weight words by idf (implies words; needs a Vocabulary)
 }
@@ -82,7 +97,8 @@ const (
 	DefaultMethod           = MethodMinHash
 	DefaultContainment      = 0.9
 	DefaultModM             = 25
-	DefaultSimDistance      = 3
+	DefaultFullKeys         = 1024
+	DefaultSimDistance      = 6
 	DefaultIMatchLow        = 0.2
 	DefaultIMatchHigh       = 0.8
 	DefaultIMatchWords      = 3
@@ -109,6 +125,12 @@ func (c *Config) EnsureDefaults() {
 	if c.ShingleOffset == 0 {
 		c.ShingleOffset = 1
 	}
+	if c.StopWords == "" {
+		c.StopWords = "none"
+	}
+	if c.Stem == "" {
+		c.Stem = "none"
+	}
 	if c.Containment == 0 {
 		c.Containment = DefaultContainment
 	}
@@ -117,6 +139,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.ModM.M == 0 {
 		c.ModM.M = DefaultModM
+	}
+	if c.Full.MaxKeys == 0 {
+		c.Full.MaxKeys = DefaultFullKeys
 	}
 	c.SimHash.ensureDefaults()
 	c.IMatch.ensureDefaults()
@@ -133,11 +158,24 @@ func (s *SimHashParams) ensureDefaults() {
 		s.Distance = DefaultSimDistance
 	}
 	if s.Blocks == 0 {
-		s.Blocks = s.Distance + 1
+		s.Blocks = simHashBlocks(s.Distance)
 	}
 	if s.IDF {
 		s.Words = true
 	}
+}
+
+// simHashBlocks is the default number of blocks at distance d: the fewest
+// whose table keys keep at least 16 of the 64 bits (64·(b−d)/b ≥ 16, so
+// b ≥ 4d/3; a random fingerprint shares a key with probability ≤ 2^−16 per
+// table), but at least d+1 and with at most MaxKeyBands tables. d = 3 gives
+// the pigeonhole 4 blocks; d = 6 gives 8 blocks, 28 tables of 16 bits.
+func simHashBlocks(d int) int {
+	b := max(d+1, (4*d+2)/3)
+	for b > d+1 && SimHashTables(d, b) > MaxKeyBands {
+		b--
+	}
+	return b
 }
 
 func (m *IMatchParams) ensureDefaults() {
@@ -152,9 +190,32 @@ func (m *IMatchParams) ensureDefaults() {
 	}
 }
 
-// Shingling returns the shingling the Config describes.
+// Shingling returns the shingling the Config describes. Invalid language
+// values (which Validate reports) count as none.
 func (c Config) Shingling() Shingling {
-	return Shingling{Length: c.Params.Shingle, Offset: c.ShingleOffset, Chars: c.CharNgrams}
+	stop, _ := ParseLangs("sketch.stopwords", c.StopWords)
+	stem, _ := ParseLangs("sketch.stem", c.Stem)
+	return Shingling{Length: c.Params.Shingle, Offset: c.ShingleOffset, Chars: c.CharNgrams,
+		StopWords: stop, Stem: stem}
+}
+
+// validateWords checks sketch.stopwords and sketch.stem, and that the
+// method reads shingles: imatch and simhash with idf look words up in a
+// Vocabulary of unstemmed words.
+func (c Config) validateWords() error {
+	stop, err := ParseLangs("sketch.stopwords", c.StopWords)
+	if err != nil {
+		return err
+	}
+	stem, err := ParseLangs("sketch.stem", c.Stem)
+	if err != nil {
+		return err
+	}
+	if stop|stem != 0 && (c.Method == MethodIMatch || c.Method == MethodSimHash && c.SimHash.IDF) {
+		return fmt.Errorf("sketch.stopwords, sketch.stem: must be none with %s (its vocabulary holds unstemmed words), got %q and %q",
+			c.Method, c.StopWords, c.Stem)
+	}
+	return nil
 }
 
 // Validate reports the first invalid field, naming its key under "sketch.".
@@ -168,6 +229,9 @@ func (c Config) Validate() error {
 	if err := c.Shingling().Validate(); err != nil {
 		return err
 	}
+	if err := c.validateWords(); err != nil {
+		return err
+	}
 	if !(c.Containment > 0 && c.Containment <= 1) {
 		return fmt.Errorf("sketch.containment: must be in (0, 1], got %g", c.Containment)
 	}
@@ -179,6 +243,10 @@ func (c Config) Validate() error {
 	case MethodModM:
 		if c.ModM.M < 1 {
 			return fmt.Errorf("sketch.modm.m: must be >= 1, got %d", c.ModM.M)
+		}
+	case MethodFull:
+		if c.Full.MaxKeys < 1 {
+			return fmt.Errorf("sketch.full.max_keys: must be >= 1, got %d", c.Full.MaxKeys)
 		}
 	case MethodSuperShingle:
 		if c.Params.Bands < 2 || c.Params.Bands*c.Params.Rows != c.Params.NumPerm {
@@ -242,7 +310,7 @@ func NewMethod(c Config, vocab *Vocabulary) (Method, error) {
 	case MethodModM:
 		return newModMMethod(c, sh), nil
 	case MethodFull:
-		return newFullMethod(c.Params.Threshold, sh), nil
+		return newFullMethod(c, sh), nil
 	case MethodSuperShingle:
 		return newSuperShingleMethod(c.Params, sh), nil
 	case MethodSimHash:

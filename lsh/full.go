@@ -1,5 +1,7 @@
 package lsh
 
+import "strconv"
+
 // fullMethod is the full Method: the sketch is the whole set of shingle
 // fingerprints, sorted and without repeats (8 bytes per distinct shingle),
 // so resemblance and both containments are exact (up to 64-bit fingerprint
@@ -7,14 +9,24 @@ package lsh
 // inverted index that finds every pair sharing a shingle, which is exact
 // but costs one posting per shingle: for small collections, and as the
 // oracle the other methods are measured against.
+//
+// The keys are bounded by full.max_keys: a document with more distinct
+// shingles is keyed by its maxKeys smallest fingerprints only (the sketch
+// keeps them all, so Compare stays exact). Fingerprints are uniform hashes,
+// so those are a bottom-k sample: two such documents at resemblance J share
+// at least one key unless none of the smallest maxKeys of their union is in
+// both, which has probability about (1−J)^maxKeys. Scratch.KeysCut reports a
+// cut, for the caps metric.
 type fullMethod struct {
 	threshold float64
+	maxKeys   int
 	sh        Shingling
 	version   string
 }
 
-func newFullMethod(threshold float64, sh Shingling) *fullMethod {
-	return &fullMethod{threshold: threshold, sh: sh, version: MethodFull + "-" + sh.Version()}
+func newFullMethod(c Config, sh Shingling) *fullMethod {
+	v := MethodFull + "-" + sh.Version() + "-k" + strconv.Itoa(c.Full.MaxKeys)
+	return &fullMethod{threshold: c.Params.Threshold, maxKeys: c.Full.MaxKeys, sh: sh, version: v}
 }
 
 func (m *fullMethod) Name() string    { return MethodFull }
@@ -22,8 +34,13 @@ func (m *fullMethod) Version() string { return m.version }
 func (m *fullMethod) KeyBands() int   { return 0 }
 
 func (m *fullMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = SortedSet(m.sh.Append(sc.shingles[:0], text))
-	return appendSet(sketch, sc.shingles), append(keys, sc.shingles...)
+	sc.shingles = SortedSet(m.sh.appendScratch(sc, sc.shingles[:0], text))
+	k := sc.shingles
+	if len(k) > m.maxKeys {
+		sc.keysCut = len(k) - m.maxKeys
+		k = k[:m.maxKeys]
+	}
+	return appendSet(sketch, sc.shingles), append(keys, k...)
 }
 
 func (m *fullMethod) Compare(a, b []byte) (Estimate, error) {

@@ -113,6 +113,7 @@ func (m *imatchMethod) Version() string { return m.version }
 func (m *imatchMethod) KeyBands() int   { return 1 }
 
 func (m *imatchMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
+	sc.keysCut = 0
 	sc.shingles = AppendWords(sc.shingles[:0], text)
 	sc.hashes = m.m.Select(sc.hashes[:0], sc.shingles)
 	sig, ok := m.m.Signature(sc.hashes)

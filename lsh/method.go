@@ -78,7 +78,14 @@ type Estimate struct {
 // at once; give each worker its own.
 type Scratch struct {
 	shingles []uint64
+	words    []byte            // text after stop-word removal and stemming
+	stems    map[string]string // recent words' stems (see appendStem)
+	keysCut  int               // keys the last Sketch left out (full.max_keys)
 	hashes   []uint64
 	sig      Signature
 	weights  []float64
 }
+
+// KeysCut returns how many index keys the last Sketch with this Scratch left
+// out because of a cap on keys per document (full.max_keys), or 0.
+func (sc *Scratch) KeysCut() int { return sc.keysCut }

@@ -45,7 +45,7 @@ func (m *minHashMethod) Version() string { return m.version }
 func (m *minHashMethod) KeyBands() int   { return m.s.p.Bands }
 
 func (m *minHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.Append(sc.shingles[:0], text)
+	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
 	sc.sig = m.s.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		keys = m.s.BandKeys(keys, sc.sig)

@@ -83,7 +83,7 @@ func BenchmarkSketchOnly(b *testing.B) {
 
 func BenchmarkShingling(b *testing.B) {
 	text := benchDoc()
-	for _, s := range []Shingling{{5, 1, false}, {5, 4, false}, {1, 1, false}, {7, 1, true}} {
+	for _, s := range []Shingling{{Length: 5, Offset: 1}, {Length: 5, Offset: 4}, {Length: 1, Offset: 1}, {Length: 7, Offset: 1, Chars: true}} {
 		b.Run(s.Version(), func(b *testing.B) {
 			dst := s.Append(nil, text)
 			b.SetBytes(int64(len(text)))
@@ -138,5 +138,77 @@ func BenchmarkVocabularyAdd(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		vb.Add(text)
+	}
+}
+
+// stemDoc repeats a hand-written paragraph (words_test.go) to 3 KB.
+func stemDoc(paragraph string) []byte {
+	var b []byte
+	for len(b) < 3<<10 {
+		if len(b) > 0 {
+			b = append(b, ' ')
+		}
+		b = append(b, paragraph...)
+	}
+	return b
+}
+
+// BenchmarkShinglingStem times 5-word shingling of a 3 KB English and a
+// 3 KB Russian document without and with stop-word removal and stemming,
+// and the default minhash Method with both on. The document repeats one
+// paragraph, so after its first ~60 words every stem comes from the
+// Scratch's cache; the /cold runs start each document with an empty cache
+// (every distinct word stemmed once), the cost of a page of new words.
+func BenchmarkShinglingStem(b *testing.B) {
+	both := LangEnglish | LangRussian
+	for _, doc := range []struct {
+		name string
+		text []byte
+	}{{"en", stemDoc(newsEN)}, {"ru", stemDoc(newsRU)}} {
+		for _, s := range []Shingling{{}, {StopWords: both}, {Stem: both}, {StopWords: both, Stem: both}} {
+			s.Length, s.Offset = 5, 1
+			b.Run(doc.name+"/"+s.Version(), func(b *testing.B) {
+				var sc Scratch
+				dst := s.appendScratch(&sc, nil, doc.text)
+				b.SetBytes(int64(len(doc.text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					dst = s.appendScratch(&sc, dst[:0], doc.text)
+				}
+			})
+			if s.Stem == 0 {
+				continue
+			}
+			// cold: a new Scratch (empty stem cache) for every document.
+			b.Run(doc.name+"/"+s.Version()+"/cold", func(b *testing.B) {
+				var dst []uint64
+				b.SetBytes(int64(len(doc.text)))
+				b.ReportAllocs()
+				for b.Loop() {
+					var sc Scratch
+					dst = s.appendScratch(&sc, dst[:0], doc.text)
+				}
+			})
+		}
+	}
+	for _, stem := range []string{"none", "auto"} {
+		c := Config{StopWords: stem, Stem: stem}
+		if stem == "auto" {
+			c.StopWords = "en+ru"
+		}
+		c.EnsureDefaults()
+		m, err := NewMethod(c, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		text := stemDoc(newsEN)
+		b.Run("method/"+m.Version(), func(b *testing.B) {
+			var sc Scratch
+			sk, keys := m.Sketch(&sc, text, nil, nil)
+			b.ReportAllocs()
+			for b.Loop() {
+				sk, keys = m.Sketch(&sc, text, sk[:0], keys[:0])
+			}
+		})
 	}
 }

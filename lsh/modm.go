@@ -89,7 +89,7 @@ func (m *modmMethod) Version() string { return m.version }
 func (m *modmMethod) KeyBands() int   { return 0 }
 
 func (m *modmMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.Append(sc.shingles[:0], text)
+	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
 	sc.hashes = m.s.Sketch(sc.hashes[:0], sc.shingles)
 	return appendSet(sketch, sc.hashes), append(keys, sc.hashes...)
 }

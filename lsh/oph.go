@@ -124,7 +124,7 @@ func (m *ophMethod) Version() string { return m.version }
 func (m *ophMethod) KeyBands() int   { return m.p.Bands }
 
 func (m *ophMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.Append(sc.shingles[:0], text)
+	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
 	sc.sig = m.o.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		keys = appendBandKeys(keys, sc.sig, m.p.Bands, m.p.Rows)

@@ -22,10 +22,18 @@ const MaxShingleOffset = 1 << 10
 // divides the work and the set size by k, but the choice is positional, so
 // one word inserted near the start shifts every later window off the grid.
 // Content-defined sampling (the modm method) does not have that weakness.
+//
+// StopWords and Stem rewrite the words before the windows are cut: words in
+// a StopWords language's Snowball stop-word list are dropped, and words of a
+// Stem language are replaced by their Snowball stems (a word's language is
+// its script; see Langs). Both are off when zero, and then the text is
+// shingled as it is.
 type Shingling struct {
-	Length int  // words (runes with Chars) per shingle; 0 → 5
-	Offset int  // keep every Offset-th window; 0 → 1
-	Chars  bool // character n-grams instead of word shingles
+	Length    int   // words (runes with Chars) per shingle; 0 → 5
+	Offset    int   // keep every Offset-th window; 0 → 1
+	Chars     bool  // character n-grams instead of word shingles
+	StopWords Langs // drop these languages' stop words
+	Stem      Langs // stem these languages' words
 }
 
 // EnsureDefaults replaces zero fields with their defaults.
@@ -50,7 +58,9 @@ func (s Shingling) Validate() error {
 }
 
 // Version returns the shingling's part of a sketch version string: "w5" for
-// 5-word shingles, "c7" for 7-rune n-grams, with "o3" appended for offset 3.
+// 5-word shingles, "c7" for 7-rune n-grams, with "o3" appended for offset 3,
+// "-stopen" for English stop words removed and "-stemenru" for English and
+// Russian stemming.
 func (s Shingling) Version() string {
 	return string(s.appendVersion(nil))
 }
@@ -66,15 +76,57 @@ func (s Shingling) appendVersion(b []byte) []byte {
 		b = append(b, 'o')
 		b = strconv.AppendInt(b, int64(s.Offset), 10)
 	}
+	if s.StopWords != 0 {
+		b = s.StopWords.appendVersion(append(b, "-stop"...))
+	}
+	if s.Stem != 0 {
+		b = s.Stem.appendVersion(append(b, "-stem"...))
+	}
 	return b
+}
+
+// rewrites reports whether the words are rewritten before shingling.
+func (s Shingling) rewrites() bool { return s.StopWords|s.Stem != 0 }
+
+// AppendText appends to dst the words of text as the shingles see them:
+// without stop words, stemmed, joined by single spaces. Without StopWords
+// and Stem it appends text unchanged. A text of only stop words keeps them.
+func (s Shingling) AppendText(dst, text []byte) []byte {
+	if !s.rewrites() {
+		return append(dst, text...)
+	}
+	return appendFilteredWords(dst, text, s.StopWords, s.Stem, nil)
 }
 
 // Append appends to dst the fingerprints of the kept windows of text and
 // returns the extended slice. A text shorter than one window (but not empty)
 // yields one fingerprint of the whole text; empty text yields none. Repeated
 // windows repeat their fingerprint. s must be valid (zero fields are not
-// defaulted here).
+// defaulted here). With StopWords or Stem it allocates a buffer for the
+// rewritten words; the Methods reuse one from their Scratch.
 func (s Shingling) Append(dst []uint64, text []byte) []uint64 {
+	if s.rewrites() {
+		text = s.AppendText(nil, text)
+	}
+	return s.appendWindows(dst, text)
+}
+
+// appendScratch is Append with the rewritten words kept in sc. Every Method
+// but imatch starts its Sketch with it, so it also clears sc.keysCut.
+func (s Shingling) appendScratch(sc *Scratch, dst []uint64, text []byte) []uint64 {
+	sc.keysCut = 0
+	if s.rewrites() {
+		if sc.stems == nil && s.Stem != 0 {
+			sc.stems = make(map[string]string)
+		}
+		sc.words = appendFilteredWords(sc.words[:0], text, s.StopWords, s.Stem, sc.stems)
+		text = sc.words
+	}
+	return s.appendWindows(dst, text)
+}
+
+// appendWindows fingerprints the windows of text as it is.
+func (s Shingling) appendWindows(dst []uint64, text []byte) []uint64 {
 	if len(text) == 0 {
 		return dst
 	}

@@ -121,7 +121,7 @@ type simHashMethod struct {
 func newSimHashMethod(c Config, sh Shingling, vocab *Vocabulary) *simHashMethod {
 	p := c.SimHash
 	if p.Words {
-		sh = Shingling{Length: 1, Offset: 1}
+		sh = Shingling{Length: 1, Offset: 1, StopWords: sh.StopWords, Stem: sh.Stem}
 	}
 	if !p.IDF {
 		vocab = nil
@@ -156,7 +156,7 @@ func (m *simHashMethod) Version() string { return m.version }
 func (m *simHashMethod) KeyBands() int   { return m.idx.Tables() }
 
 func (m *simHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.Append(sc.shingles[:0], text)
+	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
 	var fp uint64
 	if m.vocab == nil {
 		fp = m.s.Fingerprint(sc.shingles)

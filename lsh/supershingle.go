@@ -59,7 +59,7 @@ func (m *superShingleMethod) Version() string { return m.version }
 func (m *superShingleMethod) KeyBands() int   { return m.s.p.Bands * (m.s.p.Bands - 1) / 2 }
 
 func (m *superShingleMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.Append(sc.shingles[:0], text)
+	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
 	sc.sig = m.s.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		sc.hashes = SuperShingles(sc.hashes[:0], sc.sig, m.s.p.Rows)

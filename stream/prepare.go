@@ -18,6 +18,7 @@ type item struct {
 	sketch    []byte      // the Method's encoded sketch
 	keys      []uint64    // its index keys (per band, or a set; see lsh.Method.KeyBands)
 	truncated bool        // the cleaner hit its token cap
+	keysCut   bool        // the method hit its cap on keys per document
 }
 
 // preparer decodes, cleans and sketches records. It is safe for concurrent use;
@@ -70,6 +71,7 @@ func (p *preparer) prepare(m *kafka.Message, s *scratch) item {
 	it.truncated = res.Truncated
 	it.hash = lsh.ContentHash(s.text)
 	it.sketch, it.keys = p.method.Sketch(&s.sketch, s.text, nil, nil)
+	it.keysCut = s.sketch.KeysCut() > 0
 	return it
 }
 

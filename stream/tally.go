@@ -36,6 +36,9 @@ func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
 	if it.truncated {
 		p.m.capped.WithLabelValues("tokens").Inc()
 	}
+	if it.keysCut {
+		p.m.capped.WithLabelValues("keys").Inc()
+	}
 	switch o.verdict {
 	case Invalid:
 		c.Invalid++

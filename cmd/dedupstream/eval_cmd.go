@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/offline/eval"
 	"github.com/dedupstream/dedupstream/offline/quality"
 )
@@ -18,6 +19,7 @@ import (
 type evalOptions struct {
 	pages, truth, corpus string
 	limit                int
+	sketch               lsh.Config // base sketch configuration (--config, env, --stopwords, --stem)
 	methods              []string
 	thresholds           []float64
 	algorithm            string
@@ -35,7 +37,7 @@ func cmdEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows, err := eval.Run(docs, truth, eval.Options{Methods: o.methods, Thresholds: o.thresholds, Algorithm: o.algorithm})
+	rows, err := eval.Run(docs, truth, eval.Options{Methods: o.methods, Thresholds: o.thresholds, Algorithm: o.algorithm, Config: o.sketch})
 	if err != nil {
 		return err
 	}
@@ -45,9 +47,12 @@ func cmdEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 
 func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 	var o evalOptions
-	var methods, thresholds string
+	var methods, thresholds, config, stopwords, stem string
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.StringVar(&config, "config", "", "YAML configuration whose sketch section (with DEDUPSTREAM_SKETCH_* overrides) is the base of every run; method and threshold come from the flags")
+	fs.StringVar(&stopwords, "stopwords", "", "sketch.stopwords for every run: none, en, ru, en+ru")
+	fs.StringVar(&stem, "stem", "", "sketch.stem for every run: none, en, ru, auto")
 	fs.StringVar(&o.pages, "pages", "", "pages JSONL written by dedupstream gen --out (with --truth)")
 	fs.StringVar(&o.truth, "truth", "", "ground truth written by dedupstream gen --truth")
 	fs.StringVar(&o.corpus, "corpus", "", "real corpus instead; the truth is the exact oracle's pairs at each threshold")
@@ -57,6 +62,17 @@ func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 	fs.StringVar(&o.algorithm, "algorithm", "components", "clustering of the verified pairs (components, center, merge-center, star, ...)")
 	if err := parse(fs, args); err != nil {
 		return o, err
+	}
+	cfg, err := loadConfig(config, os.Environ())
+	if err != nil {
+		return o, err
+	}
+	o.sketch = cfg.Sketch
+	if stopwords != "" {
+		o.sketch.StopWords = stopwords
+	}
+	if stem != "" {
+		o.sketch.Stem = stem
 	}
 	o.methods = strings.Split(methods, ",")
 	for _, s := range strings.Split(thresholds, ",") {

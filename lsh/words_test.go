@@ -1,0 +1,199 @@
+package lsh
+
+import (
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// Hand-written news-like paragraphs and copies of them with only the word
+// forms changed (number, tense, case), as a rewrite or a translation memory
+// produces them; irregular forms (rose/rise, said/says) are left alone, as
+// Snowball stemmers do not join them. Text is as the cleaner leaves it:
+// lower case, single spaces.
+const (
+	newsEN = "the company reported that its shares rose after the market opened and analysts said " +
+		"the board was connecting new plants to the grid while the workers were running the old lines " +
+		"at full speed and the report showed that sales of the new cars grew in every region"
+	newsENEdited = "the companies report that their share rose after the markets open and an analyst said " +
+		"the boards were connected new plant to the grids while the worker was runs the old line " +
+		"at full speeds and the reports show that sale of the new car grew in every regions"
+	newsRU = "компания сообщила что ее акции выросли после открытия рынка и аналитики сказали " +
+		"что совет директоров подключает новые заводы к сети пока рабочие запускают старые линии " +
+		"на полную мощность и отчет показал что продажи новых машин выросли во всех регионах"
+	newsRUEdited = "компании сообщили что их акция выросла после открытий рынков и аналитик сказал " +
+		"что советы директоров подключают новый завод к сетям пока рабочий запускает старую линию " +
+		"на полной мощности и отчеты показали что продажа новой машины выросла во всем регионе"
+)
+
+func TestParseLangs(t *testing.T) {
+	f := func(in string, want Langs, ok bool) {
+		t.Helper()
+		got, err := ParseLangs("sketch.stem", in)
+		if got != want || (err == nil) != ok {
+			t.Errorf("ParseLangs(%q) = %v, %v; want %v, ok %v", in, got, err, want, ok)
+		}
+		if err != nil && !strings.Contains(err.Error(), "sketch.stem") {
+			t.Errorf("error %q does not name the key", err)
+		}
+		if ok {
+			if back, _ := ParseLangs("k", got.String()); back != got {
+				t.Errorf("%v.String() = %q parses back as %v", got, got.String(), back)
+			}
+		}
+	}
+	f("", 0, true)
+	f("none", 0, true)
+	f("en", LangEnglish, true)
+	f("ru", LangRussian, true)
+	f("en+ru", LangEnglish|LangRussian, true)
+	f("auto", LangEnglish|LangRussian, true)
+	f("de", 0, false)
+	f("EN", 0, false)
+}
+
+func TestAppendText(t *testing.T) {
+	f := func(sh Shingling, in, want string) {
+		t.Helper()
+		if got := string(sh.AppendText([]byte("x "), []byte(in))); got != "x "+want {
+			t.Errorf("%s: AppendText(%q) = %q, want %q", sh.Version(), in, got[2:], want)
+		}
+	}
+	en, ru, both := LangEnglish, LangRussian, LangEnglish|LangRussian
+	f(Shingling{Stem: en}, "running runs run", "run run run")
+	f(Shingling{Stem: en}, "connected connection connecting", "connect connect connect")
+	f(Shingling{Stem: ru}, "книги книгой книга книгах", "книг книг книг книг")
+	f(Shingling{Stem: ru}, "сообщила сообщил сообщили", "сообщ сообщ сообщ")
+	// Each language stems only words of its script.
+	f(Shingling{Stem: en}, "runs книгой 42", "run книгой 42")
+	f(Shingling{Stem: ru}, "runs книгой 42", "runs книг 42")
+	f(Shingling{Stem: both}, "runs книгой 42 λόγος", "run книг 42 λόγος")
+	// Stop words go, the rest stays as it is.
+	f(Shingling{StopWords: en}, "the cat is on the mat", "cat mat")
+	f(Shingling{StopWords: ru}, "кот и собака на ковре", "кот собака ковре")
+	f(Shingling{StopWords: en}, "the cat и собака", "cat и собака")
+	f(Shingling{StopWords: both, Stem: both}, "the cats were on the mats и собаки на коврах",
+		"cat mat собак ковр")
+	// A text of stop words only keeps them (stemmed), so it still has shingles.
+	f(Shingling{StopWords: en}, "to be or not to be", "to be or not to be")
+	f(Shingling{StopWords: en, Stem: en}, "he was having it", "he was have it")
+	// Off: the text as it is, double spaces and all.
+	f(Shingling{}, "the  runs", "the  runs")
+	f(Shingling{StopWords: en}, "", "")
+}
+
+// TestStemRaisesResemblance: a copy that changes only word forms shares few
+// 5-word shingles with its original (every changed word breaks five), and
+// nearly all of them once both are stemmed and stripped of stop words.
+func TestStemRaisesResemblance(t *testing.T) {
+	f := func(name, a, b string, langs Langs) {
+		t.Helper()
+		plain := Shingling{Length: 5, Offset: 1}
+		stem := plain
+		stem.StopWords, stem.Stem = langs, langs
+		j := func(sh Shingling) float64 {
+			return jaccard(SortedSet(sh.Append(nil, []byte(a))), SortedSet(sh.Append(nil, []byte(b))))
+		}
+		jp, js := j(plain), j(stem)
+		t.Logf("%s: J = %.3f plain, %.3f with %s", name, jp, js, stem.Version())
+		if jp > 0.2 || js < 0.6 {
+			t.Errorf("%s: J = %.3f plain (want <= 0.2), %.3f stemmed (want >= 0.6)", name, jp, js)
+		}
+	}
+	f("en", newsEN, newsENEdited, LangEnglish)
+	f("ru", newsRU, newsRUEdited, LangRussian)
+	f("en+ru", newsEN+" "+newsRU, newsENEdited+" "+newsRUEdited, LangEnglish|LangRussian)
+}
+
+// jaccard is the exact resemblance of two sorted sets.
+func jaccard(a, b []uint64) float64 {
+	i, j, inter := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			inter++
+			i++
+			j++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}
+
+// TestStemVersion: stop words and stemming are part of every shingling
+// method's version (so a state sketched with them refuses a configuration
+// without them), the default version is unchanged, and each Method's
+// sketch of a text equals its sketch, without the options, of the
+// rewritten text.
+func TestStemVersion(t *testing.T) {
+	for _, name := range []string{MethodMinHash, MethodOPH, MethodBottomK, MethodModM, MethodFull, MethodSuperShingle, MethodSimHash} {
+		plain := Config{Method: name}
+		plain.EnsureDefaults()
+		stem := plain
+		stem.StopWords, stem.Stem = "en", "auto"
+		mp, err := NewMethod(plain, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms, err := NewMethod(stem, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(ms.Version(), "-stopen-stemenru") || ms.Version() == mp.Version() {
+			t.Errorf("%s: version with stem %q, without %q", name, ms.Version(), mp.Version())
+		}
+		if name == MethodMinHash && ms.Version() != "minhash128-b16r8-w5-stopen-stemenru" {
+			t.Errorf("minhash version with stem %q", ms.Version())
+		}
+		var sc Scratch
+		text := []byte(newsEN + " " + newsRU)
+		rewritten := stem.Shingling().AppendText(nil, text)
+		s1, k1 := ms.Sketch(&sc, text, nil, nil)
+		s2, k2 := mp.Sketch(&sc, rewritten, nil, nil)
+		if string(s1) != string(s2) || len(k1) != len(k2) {
+			t.Errorf("%s: sketch of the text with stemming differs from the plain sketch of the rewritten text", name)
+		}
+	}
+	var def Config
+	def.EnsureDefaults()
+	if m, _ := NewMethod(def, nil); m.Version() != "minhash128-b16r8-w5" {
+		t.Errorf("default version %q changed", m.Version())
+	}
+}
+
+func TestStemValidate(t *testing.T) {
+	f := func(c Config, want string) {
+		t.Helper()
+		c.EnsureDefaults()
+		err := c.Validate()
+		if (err == nil) != (want == "") || err != nil && !strings.Contains(err.Error(), want) {
+			t.Errorf("Validate(%+v) = %v, want %q", c, err, want)
+		}
+	}
+	f(Config{Stem: "en", StopWords: "en+ru"}, "")
+	f(Config{Stem: "german"}, "sketch.stem: must be")
+	f(Config{StopWords: "fr"}, "sketch.stopwords: must be")
+	f(Config{Method: MethodIMatch, Stem: "en"}, "must be none with imatch")
+	f(Config{Method: MethodSimHash, SimHash: SimHashParams{IDF: true}, StopWords: "ru"}, "must be none with simhash")
+	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Words: true}, StopWords: "ru", Stem: "ru"}, "")
+}
+
+// TestStemCache: the stems a Scratch caches (and clears when full) give the
+// same words as stemming every word afresh.
+func TestStemCache(t *testing.T) {
+	sh := Shingling{Length: 5, Offset: 1, StopWords: LangEnglish, Stem: LangEnglish | LangRussian}
+	var sc Scratch
+	r := rand.New(rand.NewPCG(9, 9))
+	for _, text := range [][]byte{[]byte(newsEN + " " + newsRU), randomText(r, 60<<10), []byte(newsENEdited)} {
+		sc.shingles = sh.appendScratch(&sc, sc.shingles[:0], text)
+		if want := sh.AppendText(nil, text); string(sc.words) != string(want) {
+			t.Fatalf("cached stems give %.80q…, want %.80q…", sc.words, want)
+		}
+		if len(sc.stems) > maxStems {
+			t.Fatalf("stem cache holds %d words, at most %d", len(sc.stems), maxStems)
+		}
+	}
+}
