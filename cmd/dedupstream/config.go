@@ -94,6 +94,11 @@ func (c *Config) validateRecord() error {
 	if c.Sketch.Method != lsh.MethodMinHash {
 		errs = append(errs, fmt.Errorf("sketch.method: record mode sketches each field with MinHash; leave it minhash, got %q", c.Sketch.Method))
 	}
+	// Record fields carry their own shingle settings; the page shingling
+	// options would be silently ignored, so they are refused instead.
+	if c.Sketch.StopWords != "" && c.Sketch.StopWords != "none" || c.Sketch.Stem != "" && c.Sketch.Stem != "none" {
+		errs = append(errs, fmt.Errorf("sketch.stopwords/stem: record mode does not apply them to record fields; leave them none, got %q/%q", c.Sketch.StopWords, c.Sketch.Stem))
+	}
 	return errors.Join(errs...)
 }
 

@@ -34,6 +34,13 @@ func TestRecordConfig(t *testing.T) {
 		t.Errorf("record mode with simhash: %v", err)
 	}
 	fs, load = flagSet("run", os.Stderr)
+	if err := fs.Parse([]string{"--config", tempFile(t, "s.yaml", "sketch:\n  stem: auto\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load(); err == nil || !strings.Contains(err.Error(), "sketch.stopwords/stem: record mode") {
+		t.Errorf("record mode with stemming: %v", err)
+	}
+	fs, load = flagSet("run", os.Stderr)
 	if err := fs.Parse([]string{"--config", tempFile(t, "d.yaml", "record:\n  fields:\n    - {name: t, kind: date}\n")}); err != nil {
 		t.Fatal(err)
 	}
