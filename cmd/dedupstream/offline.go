@@ -16,7 +16,7 @@ import (
 const offlineUsage = `usage: dedupstream offline <command> [flags]
 
 commands:
-  cluster  re-cluster a stopped filter's state (star, center, merge-center, ricochet, ...), write ids back
+  cluster  re-cluster a stopped filter's state or a backup (star, center, merge-center, ricochet, ..., closed sets), write ids back
   fim      mine the frequent closed (or maximal) itemsets of a FIMI file
   report   re-cluster at several thresholds: histogram figure, clusters as JSON/CSV, report.html
   pairs    compare two pair lists or clusterings: common pairs, pairs only in each (CSV)

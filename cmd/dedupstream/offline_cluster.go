@@ -9,23 +9,26 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/offline"
 	"github.com/dedupstream/dedupstream/offline/cluster"
 	"github.com/dedupstream/dedupstream/offline/quality"
 	"github.com/dedupstream/dedupstream/state"
 )
 
-// cmdOfflineCluster re-clusters a stopped filter's state: the graph of verified
-// near-duplicate pairs, clustered by the chosen algorithm, optionally written
-// back and scored against a ground truth.
+// cmdOfflineCluster re-clusters a stopped filter's state (or a backup of one):
+// the graph of verified near-duplicate pairs clustered by the chosen
+// algorithm, or the closed-set clusters of the fingerprint context;
+// optionally written back and scored against a ground truth.
 func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, load := flagSet("offline cluster", stderr)
-	algo := fs.String("algorithm", "star", "clustering: "+strings.Join(cluster.Names(), ", "))
+	algo := fs.String("algorithm", "star", "clustering: "+strings.Join(cluster.Names(), ", ")+", or closed (closed sets of documents sharing --min-common fingerprints)")
 	writeBack := fs.Bool("write-back", false, "store each document's cluster id in state (later verdicts carry it in dedup.cluster)")
 	truthFile := fs.String("truth", "", "ground truth (one cluster per line, or id<TAB>cluster): print Pr, Re, F1 and CPr")
 	top := fs.Int("top", 10, "largest clusters to list")
 	startProgress := progressFlag(fs, stderr)
+	backup := fs.String("backup", "", "read this backup (dedupstream state backup) instead of --state: restored into a temporary directory")
+	var co closedFlags
+	co.register(fs)
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -33,21 +36,37 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err != nil {
 		return err
 	}
-	if m := cfg.Sketch.Method; m != "" && m != "minhash" {
-		return fmt.Errorf("offline cluster: sketch.method %q: re-clustering reads MinHash signatures only", m)
+	if *algo == closedAlgorithm {
+		if err := co.validate(); err != nil {
+			fmt.Fprintln(stderr, "offline cluster:", err)
+			return errUsage
+		}
+	}
+	method, err := cfg.newMethod()
+	if err != nil {
+		return err
 	}
 	so := cfg.State
+	if *backup != "" {
+		if so.Dir, err = restoreBackup(*backup); err != nil {
+			return err
+		}
+		defer os.RemoveAll(so.Dir)
+	}
 	so.MaxCandidates, so.MaxBucket, so.GCInterval = max(so.MaxCandidates, 1000), max(so.MaxBucket, 1000), -1
-	so.SketchVersion = cfg.Sketch.Params.Version()
+	so.SketchVersion, so.SetKeys = method.Version(), method.KeyBands() == 0
 	st, err := state.Open(so)
 	if err != nil {
 		return err
 	}
 	bar := startProgress("recluster", "documents", int64(st.Stats().Docs))
-	res, err := offline.Recluster(ctx, st, lsh.NewSketcher(cfg.Sketch.Params), offline.Options{
-		Algorithm: *algo, Threshold: cfg.Sketch.Params.Threshold, WriteBack: *writeBack,
-		Progress: func(n int) { bar.Set(int64(n)) },
-	})
+	progress := func(n int) { bar.Set(int64(n)) }
+	var res *offline.Result
+	if *algo == closedAlgorithm {
+		res, err = runClosed(ctx, st, method, co, *writeBack, progress, stdout)
+	} else {
+		res, err = offline.ReclusterMethod(ctx, st, method, offline.Options{Algorithm: *algo, WriteBack: *writeBack, Progress: progress})
+	}
 	if err == nil {
 		bar.Set(int64(len(res.Seqs)))
 		bar.Done()
@@ -59,12 +78,37 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 	return errors.Join(err, st.Close())
 }
 
+// restoreBackup restores a backup file into a new temporary directory.
+func restoreBackup(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	dir, err := os.MkdirTemp("", "dedupstream-backup-")
+	if err != nil {
+		return "", err
+	}
+	if err := state.Restore(dir, f); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("restore %s: %w", path, err)
+	}
+	return dir, nil
+}
+
 // printClusters writes totals, a size histogram and the largest clusters with
 // their earliest document.
 func printClusters(w io.Writer, res *offline.Result, algo string, top int) {
 	sizes := res.Clustering.Sizes()
-	fmt.Fprintf(w, "%s: %d documents, %d verified pairs, %d clusters in %s\n",
-		algo, len(res.Seqs), res.Graph.M(), res.Clustering.K, res.Elapsed.Round(1e6))
+	if res.Graph != nil {
+		fmt.Fprintf(w, "%s: %d documents, %d verified pairs, %d clusters in %s\n",
+			algo, len(res.Seqs), res.Graph.M(), res.Clustering.K, res.Elapsed.Round(1e6))
+	} else {
+		fmt.Fprintf(w, "%s: %d documents, %d clusters in %s\n", algo, len(res.Seqs), res.Clustering.K, res.Elapsed.Round(1e6))
+	}
+	if res.Capped > 0 {
+		fmt.Fprintf(w, "%d candidate lookups were cut by state.max_bucket or state.max_candidates (at least 1000 here)\n", res.Capped)
+	}
 	bounds := []int{1, 2, 5, 10, 100, 1 << 30}
 	counts := make([]int, len(bounds))
 	for _, n := range sizes {

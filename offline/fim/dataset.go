@@ -15,6 +15,8 @@ import (
 type Dataset struct {
 	items []int32 // all transactions back to back, each sorted ascending without repeats
 	off   []int   // transaction i is items[off[i]:off[i+1]]
+	w     []int32 // transaction i stands for w[i] identical ones; nil: every weight is 1
+	total int64   // the sum of the weights
 	max   int32   // largest item, -1 when there is none
 }
 
@@ -35,6 +37,43 @@ func NewDataset(tx [][]int32) (*Dataset, error) {
 	return d, nil
 }
 
+// NewWeightedDataset builds a Dataset in which transaction i counts weights[i]
+// times, as if it were repeated that often: Mine gives the same itemsets and
+// supports as on the repeated database, without its size. This is how a context
+// whose transactions repeat (many fingerprints shared by the same documents) is
+// handed over compactly. Weights must be at least 1; otherwise as NewDataset.
+func NewWeightedDataset(tx [][]int32, weights []int32) (*Dataset, error) {
+	if len(weights) != len(tx) {
+		return nil, fmt.Errorf("%d transactions, %d weights", len(tx), len(weights))
+	}
+	d, err := NewDataset(tx)
+	if err != nil {
+		return nil, err
+	}
+	d.total = 0
+	for n, w := range weights {
+		if w < 1 {
+			return nil, fmt.Errorf("transaction %d: weight %d, want at least 1", n, w)
+		}
+		d.total += int64(w)
+	}
+	d.w = slices.Clone(weights)
+	return d, nil
+}
+
+// Weight returns how many transactions transaction i stands for: 1 unless the
+// Dataset was built by NewWeightedDataset.
+func (d *Dataset) Weight(i int) int32 {
+	if d.w == nil {
+		return 1
+	}
+	return d.w[i]
+}
+
+// TotalWeight returns the sum of the weights of all transactions: the number of
+// transactions of the database the Dataset stands for.
+func (d *Dataset) TotalWeight() int64 { return d.total }
+
 func newBuilder() *Dataset { return &Dataset{off: []int{0}, max: -1} }
 
 // endTx closes the transaction made of the items appended since the last one:
@@ -49,6 +88,7 @@ func (d *Dataset) endTx() {
 		d.max = t[len(t)-1]
 	}
 	d.off = append(d.off, len(d.items))
+	d.total++
 }
 
 // Len returns the number of transactions, empty ones included.
@@ -140,7 +180,8 @@ func (p *fimiParser) finish() {
 }
 
 // WriteTo writes the Dataset in the FIMI format ReadFIMI reads: one line per
-// transaction, items ascending, separated by single spaces.
+// transaction, items ascending, separated by single spaces. Weights are not
+// written: a weighted Dataset is written once per transaction.
 func (d *Dataset) WriteTo(w io.Writer) (int64, error) {
 	bw := bufio.NewWriter(w)
 	var n int64

@@ -20,8 +20,8 @@ func Mine(ctx context.Context, ds *Dataset, o Options, emit func(items []int32, 
 	if err := o.Validate(); err != nil {
 		return Result{}, err
 	}
-	if ds.Len() > math.MaxInt32 || ds.Size() > math.MaxInt32/2 {
-		return Result{}, errors.New("fim: dataset too large: more than 2^31-1 transactions or 2^30 items in all")
+	if ds.TotalWeight() > math.MaxInt32 || ds.Size() > math.MaxInt32/2 {
+		return Result{}, errors.New("fim: dataset too large: more than 2^31-1 transactions (weights summed) or 2^30 items in all")
 	}
 	m := &miner{ctx: ctx, o: o, emit: emit, minsup: int32(min(o.MinSupport, math.MaxInt32))}
 	if err := ctx.Err(); err != nil {
@@ -61,8 +61,8 @@ type miner struct {
 
 // run prepares the root conditional database and mines it.
 func (m *miner) run(ds *Dataset) {
-	n := ds.Len()
-	if int32(n) < m.minsup {
+	n := ds.TotalWeight()
+	if n < int64(m.minsup) {
 		return // not even the empty itemset is frequent
 	}
 	toInternal, all := m.renumber(ds)
@@ -95,7 +95,7 @@ func (m *miner) buildRoot(ds *Dataset, toInternal func(int32) int32, all []int32
 		skip[it] = true
 	}
 	for i := range ds.Len() {
-		beg := len(root.items)
+		beg, w := len(root.items), ds.Weight(i)
 		for _, it := range ds.Transaction(i) {
 			if in := toInternal(it); in >= 0 && !skip[in] {
 				root.items = append(root.items, in)
@@ -103,13 +103,13 @@ func (m *miner) buildRoot(ds *Dataset, toInternal func(int32) int32, all []int32
 		}
 		slices.Sort(root.items[beg:])
 		if !m.o.Maximal {
-			root.pushClosed(beg, beg, 1)
+			root.pushClosed(beg, beg, w)
 			continue
 		}
 		for range len(root.items) - beg {
-			root.iw = append(root.iw, 1)
+			root.iw = append(root.iw, w)
 		}
-		root.pushCounted(beg, beg, 1)
+		root.pushCounted(beg, beg, w)
 	}
 	if m.o.Maximal {
 		m.accTouched = root.mergeCounted(m.acc, m.accTouched)
@@ -134,7 +134,7 @@ func (m *miner) renumber(ds *Dataset) (func(int32) int32, []int32) {
 	var all []int32
 	for in, k := range freq {
 		m.orig[in] = ids[k]
-		if counts[k] == int32(ds.Len()) {
+		if int64(counts[k]) == ds.TotalWeight() {
 			all = append(all, int32(in))
 		}
 	}
@@ -166,12 +166,15 @@ func dense(ds *Dataset) bool {
 }
 
 // itemCounts returns the distinct items of ds, ascending, and the number of
-// transactions containing each.
+// transactions containing each (their summed weights).
 func itemCounts(ds *Dataset) (ids, counts []int32) {
 	if dense(ds) {
 		c := make([]int32, ds.MaxItem()+1)
-		for _, it := range ds.items {
-			c[it]++
+		for i := range ds.Len() {
+			w := ds.Weight(i)
+			for _, it := range ds.Transaction(i) {
+				c[it] += w
+			}
 		}
 		for it, n := range c {
 			if n > 0 {
@@ -180,13 +183,19 @@ func itemCounts(ds *Dataset) (ids, counts []int32) {
 		}
 		return ids, counts
 	}
-	all := slices.Clone(ds.items)
-	slices.Sort(all)
-	for k, it := range all {
-		if k == 0 || it != all[k-1] {
-			ids, counts = append(ids, it), append(counts, 0)
+	type occurrence struct{ item, w int32 }
+	all := make([]occurrence, 0, ds.Size())
+	for i := range ds.Len() {
+		for _, it := range ds.Transaction(i) {
+			all = append(all, occurrence{it, ds.Weight(i)})
 		}
-		counts[len(counts)-1]++
+	}
+	slices.SortFunc(all, func(a, b occurrence) int { return cmp.Compare(a.item, b.item) })
+	for k, o := range all {
+		if k == 0 || o.item != all[k-1].item {
+			ids, counts = append(ids, o.item), append(counts, 0)
+		}
+		counts[len(counts)-1] += o.w
 	}
 	return ids, counts
 }

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/offline"
+	"github.com/dedupstream/dedupstream/state"
+)
+
+// closedAlgorithm is the --algorithm of the closed-set clusters.
+const closedAlgorithm = "closed"
+
+// closedFlags are the flags of offline cluster --algorithm closed.
+type closedFlags struct {
+	o       offline.ClosedOptions
+	timeout time.Duration
+	out     string
+}
+
+func (c *closedFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&c.o.MinCommon, "min-common", 0, "closed: fingerprints every member of a set shares, at least 1 (required; e.g. 100 of minhash's 128)")
+	fs.BoolVar(&c.o.Maximal, "maximal", false, "closed: keep only maximal sets")
+	fs.IntVar(&c.o.MaxSets, "max-sets", 0, "closed: stop after this many sets (0: no limit)")
+	fs.Int64Var(&c.o.MaxMemory, "max-memory", 0, "closed: stop mining a component whose working memory would exceed this many bytes (0: no limit)")
+	fs.Int64Var(&c.o.SortMemory, "sort-memory", 0, "closed: bytes of fingerprint pairs sorted per pass over the state (0: 256 MiB)")
+	fs.DurationVar(&c.timeout, "timeout", 0, "closed: stop mining after this long (0: no limit)")
+	fs.StringVar(&c.out, "sets-out", "", "closed: write the sets here, as CSV (.csv) or JSON lines (any other name)")
+}
+
+func (c *closedFlags) validate() error {
+	if c.o.MinCommon < 1 {
+		return errors.New("--algorithm closed needs --min-common of at least 1")
+	}
+	if c.o.MaxSets < 0 || c.o.MaxMemory < 0 || c.o.SortMemory < 0 || c.timeout < 0 {
+		return errors.New("--max-sets, --max-memory, --sort-memory and --timeout must not be negative")
+	}
+	return nil
+}
+
+// runClosed mines the closed-set clusters, reports the context and how far
+// mining got, and writes the sets out if asked.
+func runClosed(ctx context.Context, st *state.Store, m lsh.Method, c closedFlags, writeBack bool, progress func(int), w io.Writer) (*offline.Result, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	c.o.WriteBack, c.o.Progress = writeBack, progress
+	res, err := offline.ClosedClusters(ctx, st, m, c.o)
+	if err != nil {
+		return nil, err
+	}
+	cx := res.Context
+	fmt.Fprintf(w, "context: %d fingerprints of %d documents, %d shared by two or more (%d distinct document sets), %d documents after pruning; %d pass(es)\n",
+		cx.Fingerprints, len(res.Seqs), cx.Shared, cx.Distinct, cx.Documents, cx.Passes)
+	kind := "closed"
+	if c.o.Maximal {
+		kind = "maximal"
+	}
+	state := "complete"
+	if !res.Mining.Complete {
+		state = "incomplete, stopped: " + res.Mining.Stopped
+	}
+	fmt.Fprintf(w, "%s sets of >= 2 documents sharing >= %d fingerprints: %d (%s); %d of %d components mined in %.3fs\n",
+		kind, c.o.MinCommon, len(res.Sets), state, res.ComponentsMined, res.Components, res.Mining.Elapsed.Seconds())
+	if c.out != "" {
+		if err := writeSets(c.out, res); err != nil {
+			return nil, err
+		}
+	}
+	return &res.Result, nil
+}
+
+// closedSetJSON is one line of the JSON-lines output.
+type closedSetJSON struct {
+	Common  int      `json:"common"`
+	Size    int      `json:"size"`
+	Members []string `json:"members"`
+	Seqs    []uint64 `json:"seqs"`
+}
+
+// writeSets writes the sets as CSV (set, common, size, seq, id, url: one row
+// per member) when path ends in .csv, else as JSON lines.
+func writeSets(path string, res *offline.ClosedResult) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	if strings.HasSuffix(path, ".csv") {
+		err = writeSetsCSV(bw, res)
+	} else {
+		err = writeSetsJSON(bw, res)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	return errors.Join(err, f.Close())
+}
+
+func writeSetsCSV(w io.Writer, res *offline.ClosedResult) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"set", "common", "size", "seq", "id", "url"})
+	for k, s := range res.Sets {
+		for _, u := range s.Members {
+			cw.Write([]string{strconv.Itoa(k), strconv.Itoa(s.Common), strconv.Itoa(len(s.Members)),
+				strconv.FormatUint(res.Seqs[u], 10), res.IDs[u], res.URLs[u]})
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+func writeSetsJSON(w io.Writer, res *offline.ClosedResult) error {
+	enc := json.NewEncoder(w)
+	for _, s := range res.Sets {
+		line := closedSetJSON{Common: s.Common, Size: len(s.Members)}
+		for _, u := range s.Members {
+			line.Members, line.Seqs = append(line.Members, res.IDs[u]), append(line.Seqs, res.Seqs[u])
+		}
+		if err := enc.Encode(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package offline_test
+
+import (
+	"testing"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/offline/eval"
+	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/state"
+)
+
+// genDocs cleans n generated pages (copy rate 0.4, 1% edits) as the stream
+// does, and returns them with each page's origin: the true cluster.
+func genDocs(t *testing.T, n int, seed uint64) ([]eval.Doc, map[string]string) {
+	t.Helper()
+	g := gen.New(gen.Options{Seed: seed, CopyRate: 0.4, EditRate: 0.01})
+	c := clean.New(clean.Options{})
+	docs := make([]eval.Doc, 0, n)
+	truth := make(map[string]string, n)
+	for range n {
+		p := g.Next()
+		text, _ := c.HTML(nil, []byte(p.HTML))
+		docs = append(docs, eval.Doc{ID: p.ID, Text: text})
+		truth[p.ID] = p.Origin
+	}
+	return docs, truth
+}
+
+// methodOf builds a method with default parameters (imatch with a vocabulary
+// of docs).
+func methodOf(t *testing.T, name string, docs []eval.Doc) lsh.Method {
+	t.Helper()
+	var vb lsh.VocabularyBuilder
+	for _, d := range docs {
+		vb.Add(d.Text)
+	}
+	c := lsh.Config{Method: name}
+	c.EnsureDefaults()
+	m, err := lsh.NewMethod(c, vb.Vocabulary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// storeDocs opens a Badger state in dir for m and stores docs in order with
+// their sketches and index keys, as the stream's stage and publish do.
+func storeDocs(t *testing.T, dir string, m lsh.Method, docs []eval.Doc) *state.Store {
+	t.Helper()
+	st, err := state.Open(state.Options{Dir: dir, SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0,
+		MaxCandidates: 1000, MaxBucket: 1000, GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	var sc lsh.Scratch
+	batch := make([]state.Doc, 0, 100)
+	for i, d := range docs {
+		sketch, keys := m.Sketch(&sc, d.Text, nil, nil)
+		batch = append(batch, state.Doc{Seq: st.Reserve(), ID: d.ID, URL: "https://example.test/" + d.ID,
+			ContentHash: lsh.ContentHash(d.Text), Verdict: 1, Sketch: sketch, Bands: keys})
+		if len(batch) == cap(batch) || i == len(docs)-1 {
+			if err := st.Put(batch); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	return st
+}
