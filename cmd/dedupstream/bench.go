@@ -312,8 +312,12 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, lpass, 
 	fmt.Fprintf(w, "\nsummary: docs=%d stored=%d pass_docs_s=%s docs_s=%s cpu_s=%.1f peak_rss_mb=%.0f anon_mb=%.0f file_mb=%.0f state_bytes_doc=%s",
 		o.docs, run.stateDoc, rate(pass), rate(run), run.cpu.Seconds(), float64(run.peakRSS)/1e6,
 		float64(run.anon)/1e6, float64(run.file)/1e6, perDoc)
-	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s\n",
-		ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1))
+	latRate := "-"
+	if lrun != nil {
+		latRate = fmt.Sprintf("%.0f", lrun.produced)
+	}
+	fmt.Fprintf(w, " latency_rate=%s pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s\n",
+		latRate, ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1))
 }
 
 // stageSeconds sums dedupstream_stage_duration_seconds by stage.

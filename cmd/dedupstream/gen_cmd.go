@@ -25,6 +25,7 @@ type genOptions struct {
 	out, truth, pairs           string
 	brokers, topic              string
 	copyRate, editRate, russian float64
+	kinds                       string
 }
 
 // cmdGen writes labelled near-duplicate pages: JSONL and/or a Kafka topic, the
@@ -84,10 +85,18 @@ func parseGen(args []string, stderr io.Writer) (genOptions, error) {
 	fs.StringVar(&o.pairs, "pairs", "", "TSV of every (copy, origin) pair with its exact resemblance and containments")
 	fs.StringVar(&o.brokers, "brokers", "localhost:9092", "comma-separated Kafka brokers (with --topic)")
 	fs.StringVar(&o.topic, "topic", "", "Kafka topic to produce the pages to as JSON records")
+	fs.StringVar(&o.kinds, "kinds", "", "near-copy kinds to make, comma-separated, or all (default: mirror,edited,truncated,exact,reordered; also quoted, noisy, plaintext)")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
 	o.opt.CopyRate, o.opt.EditRate, o.opt.Russian = orNone(o.copyRate), orNone(o.editRate), orNone(o.russian)
+	if o.kinds != "" {
+		ks, err := gen.ParseKinds(o.kinds)
+		if err != nil {
+			return o, err
+		}
+		o.opt.Kinds = ks
+	}
 	if err := o.opt.Validate(); err != nil {
 		return o, err
 	}
