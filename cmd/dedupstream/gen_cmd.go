@@ -149,7 +149,9 @@ func writeFile(path string, fn func(io.Writer) error) error {
 	return f.Close()
 }
 
-// producePages writes each page as a JSON record keyed by its id and waits for acks.
+// producePages writes each page as a JSON record keyed by its id, with its label
+// in the headers gen.kind and gen.origin (the filter passes them through, so its
+// output can be scored without parsing the values), and waits for acks.
 func producePages(ctx context.Context, brokers []string, topic string, pages []gen.Page) error {
 	w := &kafka.Writer{
 		Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{},
@@ -162,7 +164,8 @@ func producePages(ctx context.Context, brokers []string, topic string, pages []g
 		if err != nil {
 			return err
 		}
-		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
+		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v, Headers: []kafka.Header{
+			{Key: "gen.kind", Value: []byte(p.Kind.String())}, {Key: "gen.origin", Value: []byte(p.Origin)}}})
 		if len(msgs) == cap(msgs) || i == len(pages)-1 {
 			if err := w.WriteMessages(ctx, msgs...); err != nil {
 				return fmt.Errorf("produce pages to %s: %w", topic, err)
