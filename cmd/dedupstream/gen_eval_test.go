@@ -120,3 +120,50 @@ func readTopic(t *testing.T, addr, topic string, partitions, n int) []kafka.Mess
 	}
 	return out
 }
+
+// TestGenThroughFilter sends gen's pages of every kind through the filter on one
+// partition (so in generation order) and scores the output by the gen.* headers the
+// filter passed through: every copy whose cleaned text equals its original's
+// (mirror, exact, noisy, plaintext) must be tagged a duplicate of a page of its own
+// true cluster.
+func TestGenThroughFilter(t *testing.T) {
+	addr, cfg := testBroker(t, 1, "gen-filter")
+	var out, errb bytes.Buffer
+	if rc := realMain([]string{"gen", "--pages", "300", "--seed", "6", "--kinds", "all", "--copy-rate", "0.5",
+		"--brokers", addr, "--topic", "pages"}, &out, &errb); rc != 0 {
+		t.Fatalf("gen exited %d: %s", rc, errb.String())
+	}
+	a, stop := startFilter(t, cfg)
+	waitRecords(t, a, 300)
+	stop()
+	closeFilter(t, a)
+	origin := map[string]string{} // id → gen.origin
+	type tagged struct{ kind, verdict, of string }
+	var recs []tagged
+	for _, m := range readTopic(t, addr, "pages.out", 1, 300) {
+		h := map[string]string{}
+		for _, x := range m.Headers {
+			h[x.Key] = string(x.Value)
+		}
+		origin[string(m.Key)] = h["gen.origin"]
+		recs = append(recs, tagged{h["gen.kind"], h["dedup.verdict"], h["dedup.of"]})
+		if id := string(m.Key); h["gen.kind"] != "original" && h["dedup.verdict"] != "unique" && origin[h["dedup.of"]] != h["gen.origin"] {
+			t.Errorf("%s (%s of %s) is a %s of %s, of another cluster", id, h["gen.kind"], h["gen.origin"], h["dedup.verdict"], h["dedup.of"])
+		}
+	}
+	found := map[string][2]int{}
+	for _, r := range recs {
+		f := found[r.kind]
+		f[1]++
+		if r.verdict == "exact_duplicate" || r.verdict == "near_duplicate" {
+			f[0]++
+		}
+		found[r.kind] = f
+	}
+	for _, k := range []string{"mirror", "exact", "noisy", "plaintext"} {
+		if f := found[k]; f[1] < 5 || f[0] != f[1] {
+			t.Errorf("%s copies: %d of %d tagged duplicate", k, f[0], f[1])
+		}
+	}
+	t.Logf("tagged duplicate / pages, by kind: %v", found)
+}
