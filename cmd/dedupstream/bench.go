@@ -261,6 +261,7 @@ func dirSize(dir string) int64 {
 
 func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
 	mb := float64(bytes) / 1e6
+	fmt.Fprintln(w, "\nthroughput mode: all documents produced first, then each pipeline drains the backlog (maximum docs/s)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| run | docs | seconds | docs/s | MB/s | CPU s | peak RSS MB | state bytes/doc |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")

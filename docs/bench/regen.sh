@@ -5,7 +5,7 @@
 #
 #   docs/bench/regen.sh              eval (generated pages and 20 Newsgroups) and peers
 #   REGEN_BENCH=1 docs/bench/regen.sh   also the end-to-end scaling table (docs/bench/scaling.sh:
-#                                       10k to 1M documents, about an hour on 2 cores)
+#                                       10k to 1M documents; needs a quiet machine)
 #
 # Run from anywhere inside the clone, with ../shared/corpora beside it.
 set -euo pipefail
