@@ -77,18 +77,18 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printBench(stdout, o, bytes, pass, run)
-	var lpass, lrun *latencyRun
+	var floor, lpass, lrun *latencyRun
 	if o.latencyDocs > 0 {
 		ld := latencyDocs{src: src, first: o.docs, warm: latencyWarmup, n: o.latencyDocs, rate: o.rate}
 		if ld.rate == 0 {
 			ld.rate = max(1, 0.5*float64(run.counts.Records)/run.elapsed.Seconds())
 		}
-		if lpass, lrun, err = benchLatency(ctx, addr, o, dir, ld); err != nil {
+		if floor, lpass, lrun, err = benchLatency(ctx, addr, o, dir, ld); err != nil {
 			return err
 		}
-		printLatency(stdout, ld, run.stateDoc, lpass, lrun)
+		printLatency(stdout, ld, run.stateDoc, floor, lpass, lrun)
 	}
-	printBenchSummary(stdout, o, pass, run, lpass, lrun)
+	printBenchSummary(stdout, o, pass, run, floor, lpass, lrun)
 	return nil
 }
 
@@ -105,21 +105,25 @@ func benchStateDir(o benchOptions) (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// benchLatency runs the latency mode: the passthrough (if o.passthrough), then
+// benchLatency runs the latency mode: producer and read-back alone (the
+// harness's floor), the passthrough (if o.passthrough), then
 // the filter on the state of the throughput run, each while a producer writes
 // the documents of ld at ld.rate (by default half the filter's throughput, so
 // that the latency is not that of a backlog).
-func benchLatency(ctx context.Context, addr string, o benchOptions, dir string, ld latencyDocs) (pass, filter *latencyRun, err error) {
+func benchLatency(ctx context.Context, addr string, o benchOptions, dir string, ld latencyDocs) (floor, pass, filter *latencyRun, err error) {
+	if floor, err = brokerLatency(ctx, addr, o, ld); err != nil {
+		return nil, nil, nil, fmt.Errorf("latency without a pipeline: %w", err)
+	}
 	if o.passthrough {
 		if pass, err = passthroughLatency(ctx, addr, o, ld); err != nil {
-			return nil, nil, fmt.Errorf("passthrough latency: %w", err)
+			return nil, nil, nil, fmt.Errorf("passthrough latency: %w", err)
 		}
 		releaseMemory()
 	}
 	if filter, err = filterLatency(ctx, addr, o, dir, ld); err != nil {
-		return nil, nil, fmt.Errorf("filter latency: %w", err)
+		return nil, nil, nil, fmt.Errorf("filter latency: %w", err)
 	}
-	return pass, filter, nil
+	return floor, pass, filter, nil
 }
 
 func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
@@ -293,7 +297,7 @@ func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
 
 // printBenchSummary prints one line of key=value pairs for scripts
 // (docs/bench/scaling.sh); "-" stands for a run that was not made.
-func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, lpass, lrun *latencyRun) {
+func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, lpass, lrun *latencyRun) {
 	rate := func(r *benchRun) string {
 		if r == nil {
 			return "-"
@@ -317,8 +321,9 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, lpass, 
 	if lrun != nil {
 		latRate = fmt.Sprintf("%.0f", lrun.produced)
 	}
-	fmt.Fprintf(w, " latency_rate=%s pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s\n",
-		latRate, ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1))
+	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s", latRate, ms(floor, 0.5), ms(floor, 0.99), ms(floor, 1))
+	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s\n",
+		ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1))
 }
 
 // stageSeconds sums dedupstream_stage_duration_seconds by stage.

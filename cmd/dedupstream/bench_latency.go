@@ -20,6 +20,7 @@ import (
 // Topics of the latency mode: each run reads its own input topic, which the
 // rate-limited producer fills while the run is going.
 const (
+	latBroker                 = "bench.lat.b" // read back as written: the harness's own floor
 	latPassIn, latPassOut     = "bench.lat.p", "bench.lat.pass"
 	latFilterIn, latFilterOut = "bench.lat.f", "bench.lat.out"
 )
@@ -55,13 +56,18 @@ type latencyDocs struct {
 
 // runLatency runs p while producing docs to topic in at the given rate, reads
 // topic out back and measures each record from its input timestamp (set by the
-// producer just before the write) to the moment it is read back.
+// producer just before the write) to the moment it is read back. With p nil,
+// out must be in: the records are read back as written.
 func runLatency(ctx context.Context, addr string, partitions int, p *stream.Pipeline, in, out string, ld latencyDocs) (*latencyRun, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var runErr error
 	stopped := make(chan struct{})
-	go func() { runErr = p.Run(runCtx); close(stopped) }()
+	if p != nil {
+		go func() { runErr = p.Run(runCtx); close(stopped) }()
+	} else {
+		go func() { <-runCtx.Done(); close(stopped) }()
+	}
 	rb := startReadback(runCtx, addr, out, partitions)
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: in, Balancer: &kafka.Hash{},
 		BatchSize: 1000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
@@ -142,11 +148,16 @@ type readback struct {
 	close []io.Closer
 }
 
+// MaxWait is long on purpose: kafka-go uses it as the fetch's read deadline too,
+// and at 10 ms fetches timed out now and then and the reader backed off for
+// 100 ms, which put a 100 ms tail on the harness's own floor (p99 91–121 ms
+// against 5–6 ms at 500 ms). With MinBytes 1 the broker answers as soon as a
+// record arrives, so a long MaxWait does not delay anything.
 func startReadback(ctx context.Context, addr, topic string, partitions int) *readback {
 	rb := &readback{}
 	for part := range partitions {
 		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: part,
-			MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 10 * time.Millisecond, StartOffset: kafka.FirstOffset})
+			MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond, StartOffset: kafka.FirstOffset})
 		rb.close = append(rb.close, r)
 		rb.wg.Add(1)
 		go rb.read(ctx, r)
@@ -215,6 +226,12 @@ func (rb *readback) wait() {
 	}
 }
 
+// brokerLatency measures the harness alone: producer, broker and read-back,
+// with no pipeline between them.
+func brokerLatency(ctx context.Context, addr string, o benchOptions, ld latencyDocs) (*latencyRun, error) {
+	return runLatency(ctx, addr, o.partitions, nil, latBroker, latBroker, ld)
+}
+
 // passthroughLatency runs the passthrough in latency mode.
 func passthroughLatency(ctx context.Context, addr string, o benchOptions, ld latencyDocs) (*latencyRun, error) {
 	cfg := benchConfig(addr, o, latPassOut, "bench-passthrough-latency")
@@ -244,7 +261,7 @@ func filterLatency(ctx context.Context, addr string, o benchOptions, dir string,
 	return run, err
 }
 
-func printLatency(w io.Writer, ld latencyDocs, stored uint64, pass, run *latencyRun) {
+func printLatency(w io.Writer, ld latencyDocs, stored uint64, floor, pass, run *latencyRun) {
 	fmt.Fprintf(w, "\nlatency mode: %d documents (after %d warm-up) produced at %.0f docs/s while the pipeline runs;\n"+
 		"per record from the input record's timestamp (set just before the write; Kafka timestamps are whole ms) to the\n"+
 		"output record's read-back; the filter starts with the %d documents of the throughput run stored\n\n",
@@ -256,6 +273,7 @@ func printLatency(w io.Writer, ld latencyDocs, stored uint64, pass, run *latency
 		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.1f | %.1f |\n", name, r.docs, r.produced,
 			ms(percentile(r.lat, 0.5)), ms(percentile(r.lat, 0.99)), ms(percentile(r.lat, 1)))
 	}
+	row("no pipeline (produce → read back)", floor)
 	if pass != nil {
 		row("passthrough", pass)
 	}

@@ -43,7 +43,7 @@ func TestBenchCommand(t *testing.T) {
 		}
 	}
 	b, err := embedded.Start(embedded.Options{Partitions: 2, Topics: []string{"bench", "bench.out", "bench.pass",
-		"bench.dlq", latPassIn, latPassOut, latFilterIn, latFilterOut}})
+		"bench.dlq", latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +60,7 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("summary %s=%s, want %s", k, sum[k], want)
 		}
 	}
-	for _, k := range []string{"pass_docs_s", "docs_s", "pass_p50_ms", "pass_max_ms", "p50_ms", "p99_ms", "max_ms"} {
+	for _, k := range []string{"pass_docs_s", "docs_s", "floor_p50_ms", "floor_max_ms", "pass_p50_ms", "pass_max_ms", "p50_ms", "p99_ms", "max_ms"} {
 		if v, err := strconv.ParseFloat(sum[k], 64); err != nil || v < 0 {
 			t.Errorf("summary %s=%q is not a figure", k, sum[k])
 		}
@@ -68,7 +68,7 @@ func TestBenchCommand(t *testing.T) {
 	if p50, _ := strconv.ParseFloat(sum["p50_ms"], 64); p50 > mustFloat(t, sum["max_ms"]) {
 		t.Errorf("p50 %s ms above max %s ms", sum["p50_ms"], sum["max_ms"])
 	}
-	for _, run := range []string{"| passthrough | 200 |", "| dedupstream | 200 |"} {
+	for _, run := range []string{"| no pipeline (produce → read back) | 200 |", "| passthrough | 200 |", "| dedupstream | 200 |"} {
 		if !strings.Contains(out.String(), run) {
 			t.Errorf("latency table has no row %q", run)
 		}
