@@ -7,7 +7,8 @@
 #
 # Each size is a fresh run: a broker process, the throughput mode (passthrough, then the
 # filter over a pre-filled backlog), then the latency mode (10,000 more documents from a
-# producer limited to half the filter's docs/s, passthrough and filter). From 1M documents
+# producer limited to half the filter's docs/s: producer and read-back alone, passthrough,
+# filter). From 1M documents
 # up the passthrough is skipped: the embedded broker keeps every record in RAM (~9 GB for
 # the 1.8 GB of 1M documents and their filtered copies), and a passthrough copy too would
 # not fit in 24 GiB. On a quiet 2-core machine the full series should take 10–20 minutes
@@ -30,11 +31,12 @@ field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 # row LINE: one Markdown row of the table from a summary line.
 row() {
 	local s=$1
-	printf '| %s | %s | **%s** | %s | %s | %s / %s | %s | %s | %s / %s / %s | %s / %s / %s |\n' \
+	printf '| %s | %s | **%s** | %s | %s | %s / %s | %s | %s | %s / %s / %s | %s / %s / %s | %s / %s / %s |\n' \
 		"$(field "$s" stored)" "$(field "$s" pass_docs_s)" "$(field "$s" docs_s)" \
 		"$(field "$s" cpu_s)" "$(field "$s" peak_rss_mb)" "$(field "$s" anon_mb)" "$(field "$s" file_mb)" \
 		"$(field "$s" state_bytes_doc)" "$(field "$s" latency_rate)" "$(field "$s" p50_ms)" "$(field "$s" p99_ms)" "$(field "$s" max_ms)" \
-		"$(field "$s" pass_p50_ms)" "$(field "$s" pass_p99_ms)" "$(field "$s" pass_max_ms)"
+		"$(field "$s" pass_p50_ms)" "$(field "$s" pass_p99_ms)" "$(field "$s" pass_max_ms)" \
+		"$(field "$s" floor_p50_ms)" "$(field "$s" floor_p99_ms)" "$(field "$s" floor_max_ms)"
 }
 
 load=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -63,8 +65,8 @@ done
 		echo "**Noisy**: the machine was not quiet (load average $load before the runs); these figures show that the harness works, not how fast dedupstream is."
 	fi
 	echo
-	echo '| documents stored | passthrough docs/s | dedupstream docs/s | CPU s | peak RSS MB | RSS anon / file MB | state bytes/doc | latency mode docs/s | latency p50 / p99 / max ms | passthrough latency p50 / p99 / max ms |'
-	echo '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
+	echo '| documents stored | passthrough docs/s | dedupstream docs/s | CPU s | peak RSS MB | RSS anon / file MB | state bytes/doc | latency mode docs/s | latency p50 / p99 / max ms | passthrough latency p50 / p99 / max ms | no-pipeline latency p50 / p99 / max ms |'
+	echo '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
 	printf '%s\n' "${rows[@]}"
 } >>"$body"
 
