@@ -31,6 +31,8 @@ type benchOptions struct {
 	batch       int
 	passthrough bool
 	cpuProfile  string
+	latencyDocs int     // documents of the latency mode; 0 skips it
+	rate        float64 // docs/s of the latency mode's producer; 0: half the filter's throughput
 }
 
 // cmdBench measures the filter end to end: it produces documents to a broker
@@ -65,12 +67,63 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		releaseMemory()
 	}
-	run, err := runFilterBench(ctx, addr, o)
+	dir, cleanup, err := benchStateDir(o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	run, err := runFilterBench(ctx, addr, o, dir)
 	if err != nil {
 		return err
 	}
 	printBench(stdout, o, bytes, pass, run)
+	var floor, lpass, lrun *latencyRun
+	if o.latencyDocs > 0 {
+		ld := latencyDocs{src: src, first: o.docs, warm: latencyWarmup, n: o.latencyDocs, rate: o.rate}
+		if ld.rate == 0 {
+			ld.rate = max(1, 0.5*float64(run.counts.Records)/run.elapsed.Seconds())
+		}
+		if floor, lpass, lrun, err = benchLatency(ctx, addr, o, dir, ld); err != nil {
+			return err
+		}
+		printLatency(stdout, ld, run.stateDoc, floor, lpass, lrun)
+	}
+	printBenchSummary(stdout, o, pass, run, floor, lpass, lrun)
 	return nil
+}
+
+// benchStateDir returns the filter's state directory: o.stateDir, or a
+// temporary one that cleanup removes.
+func benchStateDir(o benchOptions) (string, func(), error) {
+	if o.stateDir != "" {
+		return o.stateDir, func() {}, nil
+	}
+	dir, err := os.MkdirTemp("", "dedupstream-bench-*")
+	if err != nil {
+		return "", nil, err
+	}
+	return dir, func() { os.RemoveAll(dir) }, nil
+}
+
+// benchLatency runs the latency mode: producer and read-back alone (the
+// harness's floor), the passthrough (if o.passthrough), then
+// the filter on the state of the throughput run, each while a producer writes
+// the documents of ld at ld.rate (by default half the filter's throughput, so
+// that the latency is not that of a backlog).
+func benchLatency(ctx context.Context, addr string, o benchOptions, dir string, ld latencyDocs) (floor, pass, filter *latencyRun, err error) {
+	if floor, err = brokerLatency(ctx, addr, o, ld); err != nil {
+		return nil, nil, nil, fmt.Errorf("latency without a pipeline: %w", err)
+	}
+	if o.passthrough {
+		if pass, err = passthroughLatency(ctx, addr, o, ld); err != nil {
+			return nil, nil, nil, fmt.Errorf("passthrough latency: %w", err)
+		}
+		releaseMemory()
+	}
+	if filter, err = filterLatency(ctx, addr, o, dir, ld); err != nil {
+		return nil, nil, nil, fmt.Errorf("filter latency: %w", err)
+	}
+	return floor, pass, filter, nil
 }
 
 func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
@@ -86,6 +139,8 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.batch, "batch", 500, "batch.size of the filter and the passthrough")
 	fs.BoolVar(&o.passthrough, "passthrough", true, "also run a plain consume→produce passthrough for the overhead ratio")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file")
+	fs.IntVar(&o.latencyDocs, "latency-docs", 10000, "documents of the latency mode, produced at --rate while the pipeline runs (0: throughput mode only)")
+	fs.Float64Var(&o.rate, "rate", 0, "docs/s of the latency mode's producer (0: half the filter's docs/s in the throughput mode)")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
@@ -96,8 +151,8 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 		}
 		o.corpus = p
 	}
-	if o.docs < 1 || o.partitions < 1 || o.batch < 1 || o.copyRate < 0 || o.copyRate > 1 {
-		return o, fmt.Errorf("bench: -docs, -partitions and -batch must be positive, -copy-rate in [0, 1]")
+	if o.docs < 1 || o.partitions < 1 || o.batch < 1 || o.copyRate < 0 || o.copyRate > 1 || o.latencyDocs < 0 || o.rate < 0 {
+		return o, fmt.Errorf("bench: -docs, -partitions and -batch must be positive, -copy-rate in [0, 1], -latency-docs and -rate not negative")
 	}
 	return o, nil
 }
@@ -133,17 +188,9 @@ func runPassthrough(ctx context.Context, addr string, o benchOptions) (*benchRun
 	return measure(ctx, p, o.docs)
 }
 
-func runFilterBench(ctx context.Context, addr string, o benchOptions) (*benchRun, error) {
+func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string) (*benchRun, error) {
 	cfg := benchConfig(addr, o, "bench.out", "bench-filter")
-	cfg.State.Dir = o.stateDir
-	if o.stateDir == "" {
-		dir, err := os.MkdirTemp("", "dedupstream-bench-*")
-		if err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		cfg.State.Dir = dir
-	}
+	cfg.State.Dir = dir
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -218,6 +265,7 @@ func dirSize(dir string) int64 {
 
 func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
 	mb := float64(bytes) / 1e6
+	fmt.Fprintln(w, "\nthroughput mode: all documents produced first, then each pipeline drains the backlog (maximum docs/s)")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| run | docs | seconds | docs/s | MB/s | CPU s | peak RSS MB | state bytes/doc |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
@@ -245,6 +293,37 @@ func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
 	c := run.counts
 	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, invalid %d; state %d docs, %.1f MB on disk\n",
 		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
+}
+
+// printBenchSummary prints one line of key=value pairs for scripts
+// (docs/bench/scaling.sh); "-" stands for a run that was not made.
+func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, lpass, lrun *latencyRun) {
+	rate := func(r *benchRun) string {
+		if r == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.0f", float64(r.counts.Records)/r.elapsed.Seconds())
+	}
+	ms := func(r *latencyRun, q float64) string {
+		if r == nil {
+			return "-"
+		}
+		return fmt.Sprintf("%.1f", percentile(r.lat, q).Seconds()*1e3)
+	}
+	perDoc := "-"
+	if run.stateDoc > 0 {
+		perDoc = fmt.Sprintf("%.0f", float64(run.stateB)/float64(run.stateDoc))
+	}
+	fmt.Fprintf(w, "\nsummary: docs=%d stored=%d pass_docs_s=%s docs_s=%s cpu_s=%.1f peak_rss_mb=%.0f anon_mb=%.0f file_mb=%.0f state_bytes_doc=%s",
+		o.docs, run.stateDoc, rate(pass), rate(run), run.cpu.Seconds(), float64(run.peakRSS)/1e6,
+		float64(run.anon)/1e6, float64(run.file)/1e6, perDoc)
+	latRate := "-"
+	if lrun != nil {
+		latRate = fmt.Sprintf("%.0f", lrun.produced)
+	}
+	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s", latRate, ms(floor, 0.5), ms(floor, 0.99), ms(floor, 1))
+	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s\n",
+		ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1))
 }
 
 // stageSeconds sums dedupstream_stage_duration_seconds by stage.

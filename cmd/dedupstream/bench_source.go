@@ -103,7 +103,8 @@ func benchBroker(ctx context.Context, o benchOptions) (string, func(), error) {
 		return "", nil, err
 	}
 	cmd := exec.CommandContext(ctx, exe, "broker", "--listen", "127.0.0.1:0",
-		"--topics", "bench,bench.out,bench.pass,bench.dlq", "--partitions", strconv.Itoa(o.partitions))
+		"--topics", strings.Join([]string{"bench", "bench.out", "bench.pass", "bench.dlq",
+			latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}, ","), "--partitions", strconv.Itoa(o.partitions))
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", nil, err

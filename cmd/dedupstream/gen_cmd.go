@@ -25,6 +25,7 @@ type genOptions struct {
 	out, truth, pairs           string
 	brokers, topic              string
 	copyRate, editRate, russian float64
+	kinds                       string
 }
 
 // cmdGen writes labelled near-duplicate pages: JSONL and/or a Kafka topic, the
@@ -84,10 +85,18 @@ func parseGen(args []string, stderr io.Writer) (genOptions, error) {
 	fs.StringVar(&o.pairs, "pairs", "", "TSV of every (copy, origin) pair with its exact resemblance and containments")
 	fs.StringVar(&o.brokers, "brokers", "localhost:9092", "comma-separated Kafka brokers (with --topic)")
 	fs.StringVar(&o.topic, "topic", "", "Kafka topic to produce the pages to as JSON records")
+	fs.StringVar(&o.kinds, "kinds", "", "near-copy kinds to make, comma-separated, or all (default: mirror,edited,truncated,exact,reordered; also quoted, noisy, plaintext)")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
 	o.opt.CopyRate, o.opt.EditRate, o.opt.Russian = orNone(o.copyRate), orNone(o.editRate), orNone(o.russian)
+	if o.kinds != "" {
+		ks, err := gen.ParseKinds(o.kinds)
+		if err != nil {
+			return o, err
+		}
+		o.opt.Kinds = ks
+	}
 	if err := o.opt.Validate(); err != nil {
 		return o, err
 	}
@@ -140,7 +149,9 @@ func writeFile(path string, fn func(io.Writer) error) error {
 	return f.Close()
 }
 
-// producePages writes each page as a JSON record keyed by its id and waits for acks.
+// producePages writes each page as a JSON record keyed by its id, with its label
+// in the headers gen.kind and gen.origin (the filter passes them through, so its
+// output can be scored without parsing the values), and waits for acks.
 func producePages(ctx context.Context, brokers []string, topic string, pages []gen.Page) error {
 	w := &kafka.Writer{
 		Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{},
@@ -153,7 +164,8 @@ func producePages(ctx context.Context, brokers []string, topic string, pages []g
 		if err != nil {
 			return err
 		}
-		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
+		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v, Headers: []kafka.Header{
+			{Key: "gen.kind", Value: []byte(p.Kind.String())}, {Key: "gen.origin", Value: []byte(p.Origin)}}})
 		if len(msgs) == cap(msgs) || i == len(pages)-1 {
 			if err := w.WriteMessages(ctx, msgs...); err != nil {
 				return fmt.Errorf("produce pages to %s: %w", topic, err)

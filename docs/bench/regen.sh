@@ -4,7 +4,8 @@
 # command printed inside it; everything outside the markers is hand-written and kept.
 #
 #   docs/bench/regen.sh              eval (generated pages and 20 Newsgroups) and peers
-#   REGEN_BENCH=1 docs/bench/regen.sh   also the end-to-end bench at 20,000 documents
+#   REGEN_BENCH=1 docs/bench/regen.sh   also the end-to-end scaling table (docs/bench/scaling.sh:
+#                                       10k to 1M documents; needs a quiet machine)
 #
 # Run from anywhere inside the clone, with ../shared/corpora beside it.
 set -euo pipefail
@@ -56,5 +57,5 @@ peers_cmd="go -C offline/peers run . --corpus ../../$corpora/20news-bydate.tar.g
 section docs/bench/peers.md peers "$peers_cmd" go -C offline/peers run . --corpus ../../$corpora/20news-bydate.tar.gz --docs 20000
 put BENCHMARKS.md peers
 if [ "${REGEN_BENCH:-}" = 1 ]; then
-	section BENCHMARKS.md bench "dedupstream bench --docs 20000" "$tmp/dedupstream" bench --docs 20000
+	"$root/docs/bench/scaling.sh"
 fi

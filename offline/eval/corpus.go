@@ -20,12 +20,18 @@ var words5 = lsh.Shingling{Length: 5, Offset: 1}
 // Words5 returns the shingling of the ground truth (word 5-shingles, offset 1).
 func Words5() lsh.Shingling { return words5 }
 
-// CleanPages cleans generated pages as the stream does (HTML to main text, folded).
+// CleanPages cleans generated pages as the stream does their records (HTML to main
+// text, folded; a gen.Plaintext page as text).
 func CleanPages(pages []gen.Page) []Doc {
 	c := clean.New(clean.Options{})
 	docs := make([]Doc, len(pages))
 	for i, p := range pages {
-		text, _ := c.HTML(nil, []byte(p.HTML))
+		var text []byte
+		if p.Kind == gen.Plaintext {
+			text, _ = c.Text(nil, []byte(p.HTML))
+		} else {
+			text, _ = c.HTML(nil, []byte(p.HTML))
+		}
 		docs[i] = Doc{ID: p.ID, Text: text}
 	}
 	return docs

@@ -13,17 +13,24 @@ import (
 type pageRecord struct {
 	ID     string `json:"id"`
 	URL    string `json:"url"`
-	HTML   string `json:"html"`
+	HTML   string `json:"html,omitempty"`
+	Body   string `json:"body,omitempty"` // plain-text pages (gen.Plaintext)
 	Origin string `json:"origin"`
 	Kind   string `json:"kind"`
 }
 
 // PageRecord returns the JSON record of p, one line of a pages file.
+// A plain-text page (gen.Plaintext) goes in the body field instead of html, so
+// that the stream cleans it as text.
 func PageRecord(p gen.Page) ([]byte, error) {
-	return json.Marshal(pageRecord{ID: p.ID, URL: p.URL, HTML: p.HTML, Origin: p.Origin, Kind: p.Kind.String()})
+	rec := pageRecord{ID: p.ID, URL: p.URL, HTML: p.HTML, Origin: p.Origin, Kind: p.Kind.String()}
+	if p.Kind == gen.Plaintext {
+		rec.HTML, rec.Body = "", p.HTML
+	}
+	return json.Marshal(rec)
 }
 
-// WritePages writes one JSON record per page: id, url, html, origin, kind.
+// WritePages writes one JSON record per page: id, url, html (or body), origin, kind.
 func WritePages(w io.Writer, pages []gen.Page) error {
 	bw := bufio.NewWriter(w)
 	for _, p := range pages {
@@ -47,20 +54,14 @@ func ReadPages(r io.Reader) ([]gen.Page, error) {
 		if err := d.Decode(&rec); err != nil {
 			return nil, fmt.Errorf("eval: read pages: record %d: %w", n, err)
 		}
-		k, ok := parseKind(rec.Kind)
+		k, ok := gen.ParseKind(rec.Kind)
 		if !ok {
 			return nil, fmt.Errorf("eval: read pages: record %d: unknown kind %q", n, rec.Kind)
+		}
+		if k == gen.Plaintext {
+			rec.HTML = rec.Body
 		}
 		pages = append(pages, gen.Page{ID: rec.ID, URL: rec.URL, HTML: rec.HTML, Origin: rec.Origin, Kind: k})
 	}
 	return pages, nil
-}
-
-func parseKind(s string) (gen.Kind, bool) {
-	for k := gen.Original; k.String() != "kind("+fmt.Sprint(int(k))+")"; k++ {
-		if k.String() == s {
-			return k, true
-		}
-	}
-	return 0, false
 }

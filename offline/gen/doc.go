@@ -23,4 +23,19 @@
 //     distinct positions; each touches up to 5 shingles, so J ≈ (1−5r)/(1+5r), 0.74
 //     at the default r = 0.03, 0.9 at r = 0.01. Below a 0.8 threshold at the default
 //     rate: Edited copies are the hard cases.
+//
+// Three more kinds are made only when Options.Kinds asks for them (AllKinds; the
+// default, DefaultKinds, keeps a seed's pages as the first generator made them):
+//
+//   - Quoted:   a new article in the original's language, twice as many paragraphs
+//     long, that quotes the whole original (title and every paragraph, in a
+//     <blockquote>) between two of its paragraphs. The original's containment in the
+//     copy is 1 and the copy's in the original ≈ 1/3, as is J: containment, not
+//     resemblance. (The stream's contained verdict is for the other order, a small
+//     page after a larger one that holds it.)
+//   - Noisy:    the words of the original with the case of some changed and the
+//     punctuation and spacing between some changed; J = 1 once case is folded and
+//     punctuation separates words, as the cleaner does.
+//   - Plaintext: the title and paragraphs as plain text (blank lines between them),
+//     not HTML: a page seen both as a web page and as text; J = 1 after cleaning.
 package gen

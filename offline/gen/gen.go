@@ -18,10 +18,18 @@ const (
 	Truncated                 // only the first 70–90% of the words
 	Exact                     // the original's HTML byte for byte at another URL
 	Reordered                 // paragraphs shuffled
+	Quoted                    // the whole original quoted inside a larger new article
+	Noisy                     // case and punctuation changed, the words kept
+	Plaintext                 // the article as plain text, not HTML
 )
 
-// copyKinds is how many kinds of near-copy there are (Mirror..Reordered).
-const copyKinds = int(Reordered - Mirror + 1)
+// DefaultKinds are the kinds of near-copy Next and Wrap make unless Options.Kinds
+// says otherwise: the five of the first generator, so that its pages for a seed
+// stay as they were.
+func DefaultKinds() []Kind { return []Kind{Mirror, Edited, Truncated, Exact, Reordered} }
+
+// AllKinds are every kind of near-copy.
+func AllKinds() []Kind { return append(DefaultKinds(), Quoted, Noisy, Plaintext) }
 
 // String returns the lower-case name of k ("original", "mirror", ...).
 func (k Kind) String() string {
@@ -38,6 +46,12 @@ func (k Kind) String() string {
 		return "exact"
 	case Reordered:
 		return "reordered"
+	case Quoted:
+		return "quoted"
+	case Noisy:
+		return "noisy"
+	case Plaintext:
+		return "plaintext"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -46,7 +60,7 @@ func (k Kind) String() string {
 type Page struct {
 	ID     string // unique per page
 	URL    string
-	HTML   string
+	HTML   string // the page; plain text, not HTML, when Kind is Plaintext
 	Origin string // ID of the original this page was derived from (== ID for originals)
 	Kind   Kind
 }
@@ -59,6 +73,7 @@ type Options struct {
 	EditRate   float64 // fraction of words edited in an Edited copy; default 0.03
 	Russian    float64 // fraction of originals written in Russian; default 0.2
 	Paragraphs [2]int  // min and max paragraphs of an original; default (both zero) 4..10
+	Kinds      []Kind  // kinds of near-copy, drawn uniformly; default (nil) DefaultKinds
 }
 
 // WithDefaults returns o with zero fields set to their defaults and negative rates to 0.
@@ -78,6 +93,9 @@ func (o Options) WithDefaults() Options {
 	if o.Paragraphs == [2]int{} {
 		o.Paragraphs = [2]int{4, 10}
 	}
+	if o.Kinds == nil {
+		o.Kinds = DefaultKinds()
+	}
 	return o
 }
 
@@ -95,7 +113,50 @@ func (o Options) Validate() error {
 	if lo, hi := o.Paragraphs[0], o.Paragraphs[1]; lo < 1 || hi < lo || hi > 1000 {
 		return fmt.Errorf("gen: Paragraphs %v is not 1 <= min <= max <= 1000", o.Paragraphs)
 	}
+	if len(o.Kinds) == 0 {
+		return fmt.Errorf("gen: Kinds is empty")
+	}
+	for _, k := range o.Kinds {
+		if k < Mirror || k > Plaintext {
+			return fmt.Errorf("gen: Kinds: %s is not a kind of near-copy", k)
+		}
+	}
 	return nil
+}
+
+// ParseKinds reads a comma-separated list of near-copy kinds ("mirror,quoted"), or
+// "all" for AllKinds.
+func ParseKinds(s string) ([]Kind, error) {
+	if s == "all" {
+		return AllKinds(), nil
+	}
+	var out []Kind
+	for _, name := range strings.Split(s, ",") {
+		k, ok := ParseKind(strings.TrimSpace(name))
+		if !ok || k == Original {
+			return nil, fmt.Errorf("gen: %q is not a kind of near-copy (%s, or all)", name, kindNames(AllKinds()))
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// ParseKind returns the Kind whose String is s.
+func ParseKind(s string) (Kind, bool) {
+	for k := Original; k <= Plaintext; k++ {
+		if k.String() == s {
+			return k, true
+		}
+	}
+	return 0, false
+}
+
+func kindNames(ks []Kind) string {
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = k.String()
+	}
+	return strings.Join(names, ", ")
 }
 
 // Generator emits pages deterministically from Options.Seed. Originals are made from
@@ -165,7 +226,7 @@ func (g *Generator) Next() Page {
 		return p
 	}
 	orig := g.origins[g.rng.IntN(len(g.origins))]
-	kind := Mirror + Kind(g.rng.IntN(copyKinds))
+	kind := g.o.Kinds[g.rng.IntN(len(g.o.Kinds))]
 	p, a, si := g.original(orig)
 	return g.derive(g.pageRand(num), p, a, si, kind, pageID(num), g.slug(a, num))
 }

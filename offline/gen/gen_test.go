@@ -62,13 +62,19 @@ func TestKindsAndOrigins(t *testing.T) {
 		if got := 1 - float64(kinds[Original])/float64(n); math.Abs(got-wantCopy) > tol {
 			t.Errorf("CopyRate %v: copy share %.3f, want %.3f", o.CopyRate, got, wantCopy)
 		}
-		for k := Mirror; k <= Reordered && wantCopy > 0; k++ {
-			if got := float64(kinds[k]) / float64(n); math.Abs(got-wantCopy/5) > tol*0.75 {
-				t.Errorf("CopyRate %v: %s share %.3f, want %.3f", o.CopyRate, k, got, wantCopy/5)
+		ks := o.WithDefaults().Kinds
+		for _, k := range ks {
+			if want := wantCopy / float64(len(ks)); math.Abs(float64(kinds[k])/float64(n)-want) > tol*0.75 {
+				t.Errorf("CopyRate %v: %s share %.3f, want %.3f", o.CopyRate, k, float64(kinds[k])/float64(n), want)
 			}
+		}
+		if len(kinds) > len(ks)+1 {
+			t.Errorf("kinds %v made, only %v asked for", kinds, ks)
 		}
 	}
 	f(Options{Seed: 1}, 10000, 0.3)
+	f(Options{Seed: 4, Kinds: AllKinds()}, 5000, 0.3)
+	f(Options{Seed: 4, Kinds: []Kind{Quoted, Plaintext}, CopyRate: 0.5}, 2000, 0.5)
 	f(Options{Seed: 2, CopyRate: 0.6}, 3000, 0.6)
 	f(Options{Seed: 3, CopyRate: -1}, 500, 0)
 }
@@ -166,10 +172,36 @@ func TestParagraphCounts(t *testing.T) {
 }
 
 func TestKindString(t *testing.T) {
-	want := []string{"kind(0)", "original", "mirror", "edited", "truncated", "exact", "reordered", "kind(7)"}
-	for k := Kind(0); k <= 7; k++ {
+	want := []string{"kind(0)", "original", "mirror", "edited", "truncated", "exact", "reordered",
+		"quoted", "noisy", "plaintext", "kind(10)"}
+	for k := Kind(0); k <= 10; k++ {
 		if k.String() != want[k] {
 			t.Errorf("Kind(%d).String() = %q, want %q", int(k), k.String(), want[k])
 		}
+		if got, ok := ParseKind(want[k]); ok != (k >= Original && k <= Plaintext) || ok && got != k {
+			t.Errorf("ParseKind(%q) = %v, %v", want[k], got, ok)
+		}
+	}
+}
+
+func TestParseKinds(t *testing.T) {
+	f := func(in string, want []Kind) {
+		t.Helper()
+		got, err := ParseKinds(in)
+		if (err == nil) != (want != nil) || !reflect.DeepEqual(got, want) {
+			t.Errorf("ParseKinds(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	f("all", AllKinds())
+	f("quoted", []Kind{Quoted})
+	f("mirror, plaintext,noisy", []Kind{Mirror, Plaintext, Noisy})
+	f("original", nil)
+	f("mirror,", nil)
+	f("quote", nil)
+	if err := (Options{Kinds: []Kind{Original}}).Validate(); err == nil {
+		t.Error("Kinds {Original} validated")
+	}
+	if err := (Options{Kinds: []Kind{}}).Validate(); err == nil {
+		t.Error("empty Kinds validated")
 	}
 }

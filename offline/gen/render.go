@@ -15,6 +15,8 @@ type article struct {
 	paras   []string
 	date    time.Time
 	section int
+	quote   *article // quoted whole before paragraph quoteAt (kind Quoted)
+	quoteAt int
 }
 
 // link is one boilerplate link.
@@ -163,9 +165,26 @@ func writeArticle(sb *strings.Builder, a *article) {
 	sb.WriteString("<h1>")
 	sb.WriteString(html.EscapeString(a.title))
 	sb.WriteString("</h1>\n")
-	for _, p := range a.paras {
+	for i, p := range a.paras {
+		if a.quote != nil && i == a.quoteAt {
+			writeQuote(sb, a.quote)
+		}
 		sb.WriteString("<p>")
 		sb.WriteString(html.EscapeString(p))
 		sb.WriteString("</p>\n")
 	}
+}
+
+// writeQuote writes a whole article as a block quotation: its title as <h2>, its
+// paragraphs as <p>.
+func writeQuote(sb *strings.Builder, q *article) {
+	sb.WriteString("<blockquote>\n<h2>")
+	sb.WriteString(html.EscapeString(q.title))
+	sb.WriteString("</h2>\n")
+	for _, p := range q.paras {
+		sb.WriteString("<p>")
+		sb.WriteString(html.EscapeString(p))
+		sb.WriteString("</p>\n")
+	}
+	sb.WriteString("</blockquote>\n")
 }

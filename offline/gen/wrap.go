@@ -17,8 +17,8 @@ const wrapSalt = 0x5772617020676e21
 // Wrap makes pages from a real document for demos on real corpora: the original (id,
 // Kind Original) in a site template chosen by the rng, then near-copies while a coin
 // with probability CopyRate comes up (at most 5, so on average CopyRate of all pages
-// are copies, as with Next). Each copy's kind is uniform over Mirror, Edited,
-// Truncated, Exact and (for two or more paragraphs) Reordered; its id is
+// are copies, as with Next). Each copy's kind is uniform over Options.Kinds
+// (Reordered becomes Mirror for a document of one paragraph); its id is
 // "<id>~<kind><n>". See the package doc for what each kind does to resemblance.
 //
 // body is plain text; paragraphs are separated by blank or indented lines, and it is
@@ -41,7 +41,7 @@ func (g *Generator) Wrap(title, body, id string) []Page {
 	orig.HTML = g.newView(r, si, a, orig.URL).render()
 	pages := []Page{orig}
 	for len(pages) <= maxWrapCopies && r.Float64() < g.o.CopyRate {
-		kind := Mirror + Kind(r.IntN(copyKinds))
+		kind := g.o.Kinds[r.IntN(len(g.o.Kinds))]
 		if kind == Reordered && len(a.paras) < 2 {
 			kind = Mirror
 		}
@@ -70,6 +70,13 @@ func (g *Generator) derive(r *rand.Rand, orig Page, a *article, si int, kind Kin
 		c.paras = truncate(a.paras, 0.7+0.2*r.Float64())
 	case Reordered:
 		c.paras = reorder(r, a.paras)
+	case Quoted:
+		c = g.quoting(r, a)
+	case Noisy:
+		c.title, c.paras = noise(r, a.title), noiseAll(r, a.paras)
+	case Plaintext:
+		p.URL, p.HTML = g.url(csi, &c, slug)+"?format=text", plainText(&c)
+		return p
 	}
 	p.URL = g.url(csi, &c, slug)
 	p.HTML = g.newView(r, csi, &c, p.URL).render()

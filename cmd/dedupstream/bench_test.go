@@ -1,0 +1,101 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+func TestPercentile(t *testing.T) {
+	d := []time.Duration{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+	f := func(q float64, want time.Duration) {
+		t.Helper()
+		if got := percentile(d, q); got != want {
+			t.Errorf("percentile(1..10, %v) = %d, want %d", q, got, want)
+		}
+	}
+	f(0.5, 5)
+	f(0.99, 10)
+	f(1, 10)
+	f(0.1, 1)
+	f(0.11, 2)
+	f(0.01, 1)
+	if percentile(nil, 0.5) != 0 {
+		t.Error("percentile of nothing is not 0")
+	}
+}
+
+// TestBenchCommand runs dedupstream bench, both modes, on a small corpus of
+// generated pages against an embedded broker, and checks what it reports.
+func TestBenchCommand(t *testing.T) {
+	dir := t.TempDir()
+	g := gen.New(gen.Options{Seed: 3, CopyRate: -1})
+	for i := range 40 {
+		if err := os.WriteFile(filepath.Join(dir, "p"+strconv.Itoa(i)+".html"), []byte(g.Next().HTML), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := embedded.Start(embedded.Options{Partitions: 2, Topics: []string{"bench", "bench.out", "bench.pass",
+		"bench.dlq", latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var out, errb bytes.Buffer
+	if rc := realMain([]string{"bench", "--corpus", dir, "--brokers", b.Addr(), "--docs", "300",
+		"--latency-docs", "200", "--rate", "2000"}, &out, &errb); rc != 0 {
+		t.Fatalf("bench exited %d: %s\n%s", rc, errb.String(), out.String())
+	}
+	t.Log(out.String())
+	sum := summaryFields(t, out.String())
+	for k, want := range map[string]string{"docs": "300", "stored": "300"} {
+		if sum[k] != want {
+			t.Errorf("summary %s=%s, want %s", k, sum[k], want)
+		}
+	}
+	for _, k := range []string{"pass_docs_s", "docs_s", "floor_p50_ms", "floor_max_ms", "pass_p50_ms", "pass_max_ms", "p50_ms", "p99_ms", "max_ms"} {
+		if v, err := strconv.ParseFloat(sum[k], 64); err != nil || v < 0 {
+			t.Errorf("summary %s=%q is not a figure", k, sum[k])
+		}
+	}
+	if p50, _ := strconv.ParseFloat(sum["p50_ms"], 64); p50 > mustFloat(t, sum["max_ms"]) {
+		t.Errorf("p50 %s ms above max %s ms", sum["p50_ms"], sum["max_ms"])
+	}
+	for _, run := range []string{"| no pipeline (produce → read back) | 200 |", "| passthrough | 200 |", "| dedupstream | 200 |"} {
+		if !strings.Contains(out.String(), run) {
+			t.Errorf("latency table has no row %q", run)
+		}
+	}
+}
+
+// summaryFields parses the bench's "summary:" line.
+func summaryFields(t *testing.T, out string) map[string]string {
+	t.Helper()
+	_, line, ok := strings.Cut(out, "\nsummary: ")
+	if !ok {
+		t.Fatalf("no summary line in\n%s", out)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	m := map[string]string{}
+	for _, kv := range strings.Fields(line) {
+		k, v, _ := strings.Cut(kv, "=")
+		m[k] = v
+	}
+	return m
+}
+
+func mustFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}

@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Runs `dedupstream bench` at growing sizes and writes the scaling table of BENCHMARKS.md,
+# between <!-- gen:scaling --> and <!-- /gen:scaling -->, from the runs' summary lines.
+#
+#   docs/bench/scaling.sh                      10k, 30k, 100k, 300k and 1M documents
+#   docs/bench/scaling.sh 10000 30000          only these sizes
+#
+# Each size is a fresh run: a broker process, the throughput mode (passthrough, then the
+# filter over a pre-filled backlog), then the latency mode (10,000 more documents from a
+# producer limited to half the filter's docs/s: producer and read-back alone, passthrough,
+# filter). From 1M documents
+# up the passthrough is skipped: the embedded broker keeps every record in RAM (~9 GB for
+# the 1.8 GB of 1M documents and their filtered copies), and a passthrough copy too would
+# not fit in 24 GiB. On a quiet 2-core machine the full series should take 10–20 minutes
+# (an estimate from the earlier 1M run of ~2 minutes of filtering; not yet timed). Every run's whole output is kept in $SCALING_LOGS (default: a temporary
+# directory, removed at exit).
+set -euo pipefail
+root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
+cd "$root"
+sizes=("$@")
+[ ${#sizes[@]} -gt 0 ] || sizes=(10000 30000 100000 300000 1000000)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+logs=${SCALING_LOGS:-$tmp}
+mkdir -p "$logs"
+go build -o "$tmp/dedupstream" ./cmd/dedupstream
+
+# field LINE KEY: the value of KEY=value in a summary line.
+field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
+
+# row LINE: one Markdown row of the table from a summary line.
+row() {
+	local s=$1
+	printf '| %s | %s | **%s** | %s | %s | %s / %s | %s | %s | %s / %s / %s | %s / %s / %s | %s / %s / %s |\n' \
+		"$(field "$s" stored)" "$(field "$s" pass_docs_s)" "$(field "$s" docs_s)" \
+		"$(field "$s" cpu_s)" "$(field "$s" peak_rss_mb)" "$(field "$s" anon_mb)" "$(field "$s" file_mb)" \
+		"$(field "$s" state_bytes_doc)" "$(field "$s" latency_rate)" "$(field "$s" p50_ms)" "$(field "$s" p99_ms)" "$(field "$s" max_ms)" \
+		"$(field "$s" pass_p50_ms)" "$(field "$s" pass_p99_ms)" "$(field "$s" pass_max_ms)" \
+		"$(field "$s" floor_p50_ms)" "$(field "$s" floor_p99_ms)" "$(field "$s" floor_max_ms)"
+}
+
+load=$(cut -d' ' -f1-3 /proc/loadavg)
+body=$tmp/scaling.md
+{
+	echo '```sh'
+	echo 'go build -o /tmp/dedupstream ./cmd/dedupstream'
+} >"$body"
+rows=()
+for n in "${sizes[@]}"; do
+	args=(bench --docs "$n")
+	[ "$n" -lt 1000000 ] || args+=(--passthrough=false)
+	echo "/tmp/dedupstream ${args[*]}" >>"$body"
+	echo "scaling: dedupstream ${args[*]}" >&2
+	LC_ALL=C "$tmp/dedupstream" "${args[@]}" | tee "$logs/bench-$n.txt" >&2
+	rows+=("$(row "$(sed -n 's/^summary: //p' "$logs/bench-$n.txt")")")
+done
+{
+	echo '```'
+	echo
+	echo "Commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!BENCHMARKS.md' || echo ' (with uncommitted changes)'); machine: $(nproc) ×" \
+		"$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM;" \
+		"load average before the runs $load."
+	if awk -v l="${load%% *}" 'BEGIN { exit !(l > 1) }'; then
+		echo
+		echo "**Noisy**: the machine was not quiet (load average $load before the runs); these figures show that the harness works, not how fast dedupstream is."
+	fi
+	echo
+	echo '| documents stored | passthrough docs/s | dedupstream docs/s | CPU s | peak RSS MB | RSS anon / file MB | state bytes/doc | latency mode docs/s | latency p50 / p99 / max ms | passthrough latency p50 / p99 / max ms | no-pipeline latency p50 / p99 / max ms |'
+	echo '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
+	printf '%s\n' "${rows[@]}"
+} >>"$body"
+
+file=BENCHMARKS.md
+awk -v begin="<!-- gen:scaling -->" -v end="<!-- /gen:scaling -->" -v body="$body" '
+	$0 == begin { print; while ((getline line < body) > 0) print line; skip = 1; next }
+	$0 == end { skip = 0 }
+	!skip { print }
+' "$file" >"$tmp/out"
+grep -qx "<!-- /gen:scaling -->" "$tmp/out" || { echo "scaling: $file has no gen:scaling markers" >&2; exit 1; }
+cp "$tmp/out" "$file"
