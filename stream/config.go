@@ -36,6 +36,9 @@ type KafkaConfig struct {
 	// the brokers' message.max.bytes (Kafka's default is 1048588), or writes are
 	// refused and retried forever.
 	MaxBatchBytes int `yaml:"max_batch_bytes"`
+	// TLS and SASL secure the connections to the brokers (README "Security").
+	TLS  TLSConfig  `yaml:"tls"`
+	SASL SASLConfig `yaml:"sasl"`
 }
 
 // DecodeConfig says how a message value becomes a page.
@@ -139,6 +142,7 @@ func (c Config) Validate() error {
 	if k.StartOffset != "earliest" && k.StartOffset != "latest" {
 		errs = append(errs, fmt.Errorf("kafka.start_offset: want earliest or latest, got %q", k.StartOffset))
 	}
+	errs = append(errs, k.validateSecurity()...)
 	if c.Decode.MaxMessageBytes < 1 {
 		errs = append(errs, fmt.Errorf("decode.max_message_bytes: must be positive, got %d", c.Decode.MaxMessageBytes))
 	}

@@ -29,6 +29,8 @@ type Deps struct {
 	// a new document in an earlier one that makes it Contained, when the
 	// Method estimates containment; 0 disables the verdict.
 	Containment float64
+	// Security encrypts and authenticates the Kafka connections; zero: plaintext.
+	Security Security
 }
 
 // Pipeline consumes the input topic and emits verdicts. Run it from one goroutine.
@@ -41,6 +43,7 @@ type Pipeline struct {
 	route  router
 	reader *kafka.Reader
 	writer *kafka.Writer
+	sec    Security
 	m      *metrics
 	pool   sync.Pool
 
@@ -87,11 +90,12 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		prep:  preparer{dec: decoder{cfg: cfg.Decode}, cleaner: d.Cleaner, method: d.Method},
 		route: router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
 		m:     newMetrics(d.Registry),
+		sec:   d.Security,
 	}
 	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment}
 	p.pool.New = func() any { return new(scratch) }
-	p.reader = newReader(cfg, p.log)
-	p.writer = newWriter(cfg, p.log)
+	p.reader = newReader(cfg, d.Security, p.log)
+	p.writer = newWriter(cfg, d.Security, p.log)
 	return p, nil
 }
 
@@ -104,8 +108,8 @@ func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
 		log = zap.NewNop()
 	}
 	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil), passthrough: true}
-	p.reader = newReader(cfg, log)
-	p.writer = newWriter(cfg, log)
+	p.reader = newReader(cfg, Security{}, log)
+	p.writer = newWriter(cfg, Security{}, log)
 	return p
 }
 

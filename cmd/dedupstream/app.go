@@ -43,6 +43,10 @@ func newApp(cfg Config, log *zap.Logger) (*app, error) {
 		Name: "dedupstream_build_info", Help: "Build information.",
 		ConstLabels: prometheus.Labels{"version": version, "sketch": method.Version()},
 	}, func() float64 { return 1 }))
+	sec, err := kafkaSecurity(cfg.Kafka)
+	if err != nil {
+		return nil, err
+	}
 	so := cfg.State
 	so.SketchVersion = method.Version()
 	so.SetKeys = method.KeyBands() == 0
@@ -58,6 +62,7 @@ func newApp(cfg Config, log *zap.Logger) (*app, error) {
 		Index:       store,
 		Registry:    reg,
 		Containment: cfg.Sketch.Containment,
+		Security:    sec,
 	})
 	if err != nil {
 		return nil, errors.Join(err, store.Close())
@@ -118,7 +123,14 @@ func (a *app) run(ctx context.Context) error {
 	}
 	a.log.Info("consuming", zap.Strings("brokers", a.cfg.Kafka.Brokers), zap.String("input", a.cfg.Kafka.Input),
 		zap.String("output", a.cfg.Kafka.Output), zap.String("mode", a.cfg.Mode.String()),
-		zap.String("sketch", a.method.Version()), zap.Float64("threshold", a.cfg.Sketch.Params.Threshold))
+		zap.String("sketch", a.method.Version()), zap.Float64("threshold", a.cfg.Sketch.Params.Threshold),
+		zap.Bool("tls", a.cfg.Kafka.TLS.Enabled), zap.String("sasl", a.cfg.Kafka.SASL.Mechanism), zap.String("sasl_user", a.cfg.Kafka.SASL.Username))
+	if a.cfg.Kafka.TLS.InsecureSkipVerify {
+		a.log.Warn("kafka.tls.insecure_skip_verify is set: broker certificates are not checked")
+	}
+	if err := a.pipe.CheckBrokers(ctx); err != nil {
+		return err
+	}
 	return a.pipe.Run(ctx)
 }
 
