@@ -92,7 +92,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		m:     newMetrics(d.Registry),
 		sec:   d.Security,
 	}
-	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment}
+	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment, m: p.m}
 	p.pool.New = func() any { return new(scratch) }
 	p.reader = newReader(cfg, d.Security, p.log)
 	p.writer = newWriter(cfg, d.Security, p.log)

@@ -29,6 +29,7 @@ type app struct {
 	admin  *http.Server
 	ln     net.Listener
 	reg    *prometheus.Registry
+	gauges *stateGauges
 }
 
 // newApp opens state and builds the pipeline. cfg must be defaulted and valid.
@@ -39,10 +40,7 @@ func newApp(cfg Config, log *zap.Logger) (*app, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "dedupstream_build_info", Help: "Build information.",
-		ConstLabels: prometheus.Labels{"version": version, "sketch": method.Version()},
-	}, func() float64 { return 1 }))
+	reg.MustRegister(buildInfo(method.Version()))
 	sec, err := kafkaSecurity(cfg.Kafka)
 	if err != nil {
 		return nil, err
@@ -68,6 +66,7 @@ func newApp(cfg Config, log *zap.Logger) (*app, error) {
 		return nil, errors.Join(err, store.Close())
 	}
 	a := &app{cfg: cfg, log: log, method: method, store: store, pipe: pipe, reg: reg}
+	a.gauges = startStateGauges(reg, store, cfg.Admin.StateInterval)
 	if cfg.Admin.Listen != "" {
 		if err := a.listenAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())
@@ -139,6 +138,9 @@ func (a *app) close() error {
 	var errs []error
 	if a.pipe != nil {
 		errs = append(errs, a.pipe.Close())
+	}
+	if a.gauges != nil {
+		a.gauges.close()
 	}
 	if a.store != nil {
 		errs = append(errs, a.store.Close())

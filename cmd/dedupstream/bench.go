@@ -31,6 +31,11 @@ type benchOptions struct {
 	batch       int
 	passthrough bool
 	cpuProfile  string
+	memProfile  string
+	// memory caps of the filter run: state.memtable_bytes, state.num_memtables, memory_limit
+	memtable    int64
+	memtables   int
+	memoryLimit int64
 }
 
 // cmdBench measures the filter end to end: it produces documents to a broker
@@ -86,6 +91,10 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.batch, "batch", 500, "batch.size of the filter and the passthrough")
 	fs.BoolVar(&o.passthrough, "passthrough", true, "also run a plain consume→produce passthrough for the overhead ratio")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file")
+	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")
+	fs.IntVar(&o.memtables, "num-memtables", 0, "state.num_memtables of the filter run (0: the default)")
+	fs.Int64Var(&o.memoryLimit, "memory-limit", 0, "memory_limit (Go soft memory limit, bytes) of the filter run; 0: none")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
@@ -136,6 +145,11 @@ func runPassthrough(ctx context.Context, addr string, o benchOptions) (*benchRun
 func runFilterBench(ctx context.Context, addr string, o benchOptions) (*benchRun, error) {
 	cfg := benchConfig(addr, o, "bench.out", "bench-filter")
 	cfg.State.Dir = o.stateDir
+	cfg.State.MemtableBytes, cfg.State.NumMemtables, cfg.MemoryLimit = o.memtable, o.memtables, o.memoryLimit
+	cfg.State.EnsureDefaults()
+	if cfg.MemoryLimit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+	}
 	if o.stateDir == "" {
 		dir, err := os.MkdirTemp("", "dedupstream-bench-*")
 		if err != nil {
@@ -163,6 +177,11 @@ func runFilterBench(ctx context.Context, addr string, o benchOptions) (*benchRun
 		defer pprof.StopCPUProfile()
 	}
 	run, err := measure(ctx, a.pipe, o.docs)
+	if o.memProfile != "" {
+		if perr := writeHeapProfile(o.memProfile); err == nil {
+			err = perr
+		}
+	}
 	run.stateDoc = a.store.Stats().Docs
 	run.stages = stageSeconds(a.reg)
 	if cerr := a.close(); err == nil {
@@ -201,6 +220,18 @@ wait:
 		err = <-done
 	}
 	return run, err
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	return f.Close()
 }
 
 func releaseMemory() { runtime.GC(); debug.FreeOSMemory() }
