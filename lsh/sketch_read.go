@@ -42,9 +42,12 @@ func KeysOf(m Method, dst []uint64, sketch []byte) ([]uint64, error) {
 			dst = append(dst, mix64(h))
 		}
 		return dst, err
-	case *modmMethod, *fullMethod:
+	case *modmMethod:
 		set, err := setOf(sketch, math.MaxInt)
 		return append(dst, set...), err
+	case *fullMethod:
+		set, err := setOf(sketch, math.MaxInt)
+		return append(dst, set[:min(m.maxKeys, len(set))]...), err
 	case *simHashMethod:
 		if len(sketch) != 8 {
 			return dst, fmt.Errorf("%w: simhash sketch of %d bytes, want 8", ErrSketch, len(sketch))

@@ -17,6 +17,11 @@ const (
 	DefaultMaxCandidates = 32
 	DefaultGCInterval    = 10 * time.Minute
 	DefaultFilterKeys    = 1 << 20
+	// DefaultMemtableBytes and DefaultNumMemtables bound Badger's write
+	// buffers: each memtable is an arena of about 1.3 × its size on the Go
+	// heap, so the defaults hold up to ~250 MiB.
+	DefaultMemtableBytes = 64 << 20
+	DefaultNumMemtables  = 3
 )
 
 // Options configures a Store. The zero value of every field means its default.
@@ -29,7 +34,12 @@ type Options struct {
 	GCInterval    time.Duration `yaml:"gc_interval"`    // value-log GC ticker; 0 → 10m; negative disables
 	SyncWrites    bool          `yaml:"sync_writes"`    // fsync each batch
 	FilterKeys    int           `yaml:"filter_keys"`    // keys the key filter is sized for at least, 10 bits each; 0 → 1<<20
-	SketchVersion string        `yaml:"-"`              // set by caller; stored at first open, checked after
+	// MemtableBytes is the size of one Badger memtable (and of each level-0
+	// table flushed from it); NumMemtables how many may be held, the mutable
+	// one included. Together they bound the write buffers on the heap.
+	MemtableBytes int64  `yaml:"memtable_bytes"` // 0 → 64 MiB
+	NumMemtables  int    `yaml:"num_memtables"`  // 0 → 3
+	SketchVersion string `yaml:"-"`              // set by caller; stored at first open, checked after
 	// SetKeys says that Doc.Bands and the keys passed to Candidates are a set
 	// (any key may match any key, as many as the method gives) rather than one
 	// key per band: they are all kept under the pseudo-band SetBand. Set it
@@ -51,6 +61,12 @@ func (o *Options) EnsureDefaults() {
 	}
 	if o.FilterKeys == 0 {
 		o.FilterKeys = DefaultFilterKeys
+	}
+	if o.MemtableBytes == 0 {
+		o.MemtableBytes = DefaultMemtableBytes
+	}
+	if o.NumMemtables == 0 {
+		o.NumMemtables = DefaultNumMemtables
 	}
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
@@ -80,6 +96,12 @@ func (o Options) Validate() error {
 	if o.FilterKeys < 0 {
 		bad("state.filter_keys: must be positive (0 means %d), got %d", DefaultFilterKeys, o.FilterKeys)
 	}
+	if o.MemtableBytes < 0 || (o.MemtableBytes > 0 && o.MemtableBytes < 4<<20) {
+		bad("state.memtable_bytes: must be at least 4 MiB (0 means %d), got %d", DefaultMemtableBytes, o.MemtableBytes)
+	}
+	if o.NumMemtables < 0 || o.NumMemtables == 1 {
+		bad("state.num_memtables: must be at least 2 (0 means %d), got %d", DefaultNumMemtables, o.NumMemtables)
+	}
 	return errors.Join(errs...)
 }
 
@@ -91,9 +113,6 @@ const (
 	// indirection, and the value log stays (nearly) empty. Its files are preallocated
 	// sparse at twice this size while open, so keep it small.
 	valueLogFileSize = 64 << 20
-	// One mutable memtable plus two being flushed bounds write memory to ~192 MiB
-	// instead of the default five (320 MiB).
-	numMemtables = 3
 	// Two compactors (badger's minimum) suit the two-core target.
 	numCompactors = 2
 )
@@ -116,7 +135,10 @@ func badgerOptions(o Options) badger.Options {
 		// costs lookups 15-30% more CPU, and CPU is the budget that binds.
 		WithCompression(options.None).
 		WithBlockCacheSize(0).
-		WithNumMemtables(numMemtables).
+		// Memtables: one mutable plus NumMemtables-1 being flushed (badger's
+		// default is five of 64 MiB).
+		WithMemTableSize(o.MemtableBytes).
+		WithNumMemtables(o.NumMemtables).
 		WithNumCompactors(numCompactors).
 		WithValueLogFileSize(valueLogFileSize)
 }

@@ -27,6 +27,9 @@ func TestValidate(t *testing.T) {
 	f(Options{InMemory: true, MaxBucket: -1}, "state.max_bucket: must be positive")
 	f(Options{InMemory: true, MaxCandidates: -1}, "state.max_candidates: must be positive")
 	f(Options{InMemory: true, FilterKeys: -1}, "state.filter_keys: must be positive (0 means 1048576)")
+	f(Options{InMemory: true, MemtableBytes: 1 << 20}, "state.memtable_bytes: must be at least 4 MiB")
+	f(Options{InMemory: true, NumMemtables: 1}, "state.num_memtables: must be at least 2")
+	f(Options{InMemory: true, MemtableBytes: 8 << 20, NumMemtables: 2}, "")
 	// Every problem is reported, not only the first.
 	err := Options{MaxBucket: -1, MaxCandidates: -1}.Validate()
 	if err == nil || strings.Count(err.Error(), "\n") != 2 {
@@ -37,7 +40,8 @@ func TestValidate(t *testing.T) {
 func TestEnsureDefaults(t *testing.T) {
 	var o Options
 	o.EnsureDefaults()
-	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.FilterKeys != 1<<20 || o.Logger == nil {
+	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.FilterKeys != 1<<20 || o.Logger == nil ||
+		o.MemtableBytes != 64<<20 || o.NumMemtables != 3 {
 		t.Errorf("defaults = %+v", o)
 	}
 	o = Options{MaxBucket: 5, MaxCandidates: 6, GCInterval: -1, FilterKeys: 7}

@@ -41,6 +41,9 @@ type KafkaConfig struct {
 	// holds its partitions this long, so a restarted one waits as long to join.
 	// Heartbeats are sent every tenth of it.
 	SessionTimeout time.Duration `yaml:"session_timeout"`
+	// TLS and SASL secure the connections to the brokers (README "Security").
+	TLS  TLSConfig  `yaml:"tls"`
+	SASL SASLConfig `yaml:"sasl"`
 }
 
 // DecodeConfig says how a message value becomes a page.
@@ -150,6 +153,7 @@ func (c Config) Validate() error {
 	if k.SessionTimeout < 0 {
 		errs = append(errs, fmt.Errorf("kafka.session_timeout: must not be negative, got %s", k.SessionTimeout))
 	}
+	errs = append(errs, k.validateSecurity()...)
 	if c.Decode.MaxMessageBytes < 1 {
 		errs = append(errs, fmt.Errorf("decode.max_message_bytes: must be positive, got %d", c.Decode.MaxMessageBytes))
 	}

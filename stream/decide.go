@@ -28,6 +28,7 @@ type decider struct {
 	// candidate that makes it Contained, for methods that estimate
 	// containment; 0 disables the verdict.
 	containment float64
+	m           *metrics
 
 	cands []state.Doc // reused candidate buffer
 
@@ -180,11 +181,14 @@ func (d *decider) near(v *batchView, it *item, seq uint64) (outcome, *state.Doc,
 		if err != nil {
 			return outcome{}, nil, fmt.Errorf("candidate %d: %w", cands[i].Seq, err)
 		}
+		d.m.similarity.Observe(est.Resemblance)
 		if o, ok := d.verdict(est); ok {
+			d.m.lookupCands.Observe(float64(i + 1))
 			orig := cands[i]
 			return o, &orig, nil
 		}
 	}
+	d.m.lookupCands.Observe(float64(len(cands)))
 	return outcome{verdict: Unique}, nil, nil
 }
 

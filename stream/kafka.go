@@ -12,7 +12,10 @@ import (
 	"go.uber.org/zap"
 )
 
-func newReader(cfg Config, log *zap.Logger, member *membership) *kafka.Reader {
+// dialTimeout bounds connecting to a broker, TLS and SASL included.
+const dialTimeout = 10 * time.Second
+
+func newReader(cfg Config, sec Security, log *zap.Logger, member *membership) *kafka.Reader {
 	start := kafka.FirstOffset
 	if cfg.Kafka.StartOffset == "latest" {
 		start = kafka.LastOffset
@@ -21,7 +24,7 @@ func newReader(cfg Config, log *zap.Logger, member *membership) *kafka.Reader {
 		Brokers:           cfg.Kafka.Brokers,
 		GroupID:           cfg.Kafka.Group,
 		Topic:             cfg.Kafka.Input,
-		Dialer:            &kafka.Dialer{ClientID: cfg.Kafka.ClientID, Timeout: 10 * time.Second, DualStack: true},
+		Dialer:            sec.dialer(cfg.Kafka.ClientID),
 		MinBytes:          1,
 		MaxBytes:          16 << 20,
 		MaxWait:           100 * time.Millisecond,
@@ -36,7 +39,7 @@ func newReader(cfg Config, log *zap.Logger, member *membership) *kafka.Reader {
 	})
 }
 
-func newWriter(cfg Config, log *zap.Logger) *kafka.Writer {
+func newWriter(cfg Config, sec Security, log *zap.Logger) *kafka.Writer {
 	return &kafka.Writer{
 		Addr:         kafka.TCP(cfg.Kafka.Brokers...),
 		Balancer:     &kafka.Hash{}, // same key, same partition; keyless records spread round-robin
@@ -45,7 +48,7 @@ func newWriter(cfg Config, log *zap.Logger) *kafka.Writer {
 		BatchBytes:   int64(cfg.Kafka.MaxBatchBytes),
 		BatchTimeout: time.Millisecond, // WriteMessages is synchronous: don't sit on partial batches
 		MaxAttempts:  3,
-		Transport:    &kafka.Transport{ClientID: cfg.Kafka.ClientID},
+		Transport:    sec.transport(cfg.Kafka.ClientID),
 		ErrorLogger:  kafkaLogger(log.Warn),
 	}
 }

@@ -16,6 +16,12 @@ type metrics struct {
 	stage      *prometheus.HistogramVec
 	batchSize  prometheus.Histogram
 	retries    *prometheus.CounterVec // by operation
+	// lookupCands is the candidates verified per LSH lookup; similarity the
+	// estimated resemblance of each verified candidate; lag the records of
+	// each input partition behind its high watermark at the last commit.
+	lookupCands prometheus.Histogram
+	similarity  prometheus.Histogram
+	lag         *prometheus.GaugeVec // by partition
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -49,10 +55,29 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		retries: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "dedupstream_retries_total", Help: "Retried broker operations, by operation.",
 		}, []string{"op"}),
+		lookupCands: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "dedupstream_lookup_candidates", Help: "Candidates verified per LSH lookup (exact duplicates and replays do no lookup).",
+			Buckets: []float64{0, 1, 2, 4, 8, 16, 32, 64, 128},
+		}),
+		similarity: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name: "dedupstream_candidate_similarity_ratio", Help: "Estimated resemblance of each verified LSH candidate to the new document.",
+			Buckets: prometheus.LinearBuckets(0.05, 0.05, 20),
+		}),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "dedupstream_consumer_lag_records",
+			Help: "Records of each input partition not yet committed: the high watermark seen at the last commit minus the committed offset.",
+		}, []string{"partition"}),
+	}
+	// Known label values start at zero, so rate() and alerts see them before the first event.
+	for _, op := range []string{"write", "commit"} {
+		m.retries.WithLabelValues(op)
+	}
+	for _, c := range []string{"bucket", "candidates", "tokens"} {
+		m.capped.WithLabelValues(c)
 	}
 	if reg != nil {
 		reg.MustRegister(m.records, m.deadLetter, m.dropped, m.replayed, m.candidates,
-			m.capped, m.stage, m.batchSize, m.retries)
+			m.capped, m.stage, m.batchSize, m.retries, m.lookupCands, m.similarity, m.lag)
 	}
 	return m
 }

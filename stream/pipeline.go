@@ -35,6 +35,8 @@ type Deps struct {
 	// batch's number within Run, from the goroutine running that stage. An
 	// error aborts Run there, as a crash would. It exists for fault injection.
 	AfterStage func(stage string, batch int) error
+	// Security encrypts and authenticates the Kafka connections; zero: plaintext.
+	Security Security
 }
 
 // Pipeline consumes the input topic and emits verdicts. Run it from one goroutine.
@@ -47,6 +49,7 @@ type Pipeline struct {
 	route  router
 	reader *kafka.Reader
 	writer *kafka.Writer
+	sec    Security
 	m      *metrics
 	pool   sync.Pool
 
@@ -94,12 +97,13 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		prep:  newPreparer(cfg.Decode, d.Cleaner, d.Method),
 		route: router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
 		m:     newMetrics(d.Registry),
+		sec:   d.Security,
 	}
-	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment}
+	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment, m: p.m}
 	p.pool.New = func() any { return new(scratch) }
 	p.crash = d.AfterStage
-	p.reader = newReader(cfg, p.log, &p.member)
-	p.writer = newWriter(cfg, p.log)
+	p.reader = newReader(cfg, d.Security, p.log, &p.member)
+	p.writer = newWriter(cfg, d.Security, p.log)
 	return p, nil
 }
 
@@ -112,8 +116,8 @@ func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
 		log = zap.NewNop()
 	}
 	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil), passthrough: true}
-	p.reader = newReader(cfg, log, &p.member)
-	p.writer = newWriter(cfg, log)
+	p.reader = newReader(cfg, Security{}, log, &p.member)
+	p.writer = newWriter(cfg, Security{}, log)
 	return p
 }
 

@@ -72,7 +72,7 @@ func BenchmarkDecideStagePublish(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	d := decider{index: st, method: p.method}
+	d := decider{index: st, method: p.method, m: newMetrics(nil)}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; {

@@ -1,11 +1,15 @@
 package stream
 
 import (
+	"strconv"
+
+	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 )
 
 // tally updates counts and metrics after a batch is committed.
 func (p *Pipeline) tally(b *batch) {
+	p.observeLag(b.msgs)
 	if p.passthrough {
 		p.mu.Lock()
 		p.counts.Batches++
@@ -35,6 +39,8 @@ func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
 	p.m.records.WithLabelValues(o.verdict.String()).Inc()
 	if it.truncated {
 		p.m.capped.WithLabelValues("tokens").Inc()
+		p.log.Info("document cut at clean.max_tokens", zap.String("topic", it.msg.Topic), zap.Int("partition", it.msg.Partition),
+			zap.Int64("offset", it.msg.Offset), zap.String("id", it.rec.ID))
 	}
 	if it.keysCut {
 		p.m.capped.WithLabelValues("keys").Inc()
@@ -63,5 +69,18 @@ func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
 	default:
 		c.Dropped++
 		p.m.dropped.Inc()
+	}
+}
+
+// observeLag sets each partition's lag from the last committed record of the
+// batch: the partition's high watermark when it was fetched, minus the offset
+// committed (the record's offset + 1).
+func (p *Pipeline) observeLag(msgs []kafka.Message) {
+	last := make(map[int]*kafka.Message, 4)
+	for i := range msgs {
+		last[msgs[i].Partition] = &msgs[i]
+	}
+	for part, m := range last {
+		p.m.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(max(m.HighWaterMark-m.Offset-1, 0)))
 	}
 }

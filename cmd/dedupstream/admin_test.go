@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -22,11 +21,25 @@ func TestMetricsAddUp(t *testing.T) {
 	if err := produce(context.Background(), addr, "pages", metricsInput(good, bad)); err != nil {
 		t.Fatal(err)
 	}
+	cfg.Admin.StateInterval = 20 * time.Millisecond
 	a, stop := startFilter(t, cfg)
 	base := "http://" + a.ln.Addr().String()
 	m := waitForMetric(t, base, "dedupstream_records_total", good+bad)
 	if got := m[`dedupstream_dead_letter_total{class="dedupstream.InvalidUTF8"}`]; got != bad {
 		t.Errorf("dead letters counted %v, want %d", got, bad)
+	}
+	checkLookupMetrics(t, m)
+	for _, p := range []string{"0", "1"} {
+		if v, ok := m[`dedupstream_consumer_lag_records{partition="`+p+`"}`]; !ok || v != 0 {
+			t.Errorf("lag of partition %s = %v (exported %v), want 0 once all is consumed", p, v, ok)
+		}
+	}
+	m = waitForMetric(t, base, "dedupstream_state_documents", good)
+	if m[`dedupstream_state_bytes{kind="filter"}`] <= 0 {
+		t.Errorf("state filter bytes not exported: %v", m[`dedupstream_state_bytes{kind="filter"}`])
+	}
+	if !hasSeries(m, "dedupstream_build_info{goversion=\"go") {
+		t.Errorf("dedupstream_build_info has no goversion label")
 	}
 	for _, path := range []string{"/livez", "/readyz"} {
 		if code := httpStatus(t, base+path); code != http.StatusOK {
@@ -43,13 +56,25 @@ func TestMetricsAddUp(t *testing.T) {
 func metricsInput(good, bad int) []kafka.Message {
 	var msgs []kafka.Message
 	for i := 0; i < good; i++ {
-		text := fmt.Sprintf("page %d says something of its own about item %d and topic %d in several words", i, i%40, i%7)
+		text := metricsPage(i)
+		if i%10 == 9 { // a near-copy of the page before, one word added: resemblance 96/97
+			text = metricsPage(i-1) + " changed"
+		}
 		msgs = append(msgs, kafka.Message{Key: []byte("k" + strconv.Itoa(i)), Value: []byte(text)})
 	}
 	for i := 0; i < bad; i++ {
 		msgs = append(msgs, kafka.Message{Key: []byte("bad" + strconv.Itoa(i)), Value: []byte("caf\xe9")})
 	}
 	return msgs
+}
+
+// metricsPage is a page of 100 words of its own.
+func metricsPage(i int) string {
+	words := make([]string, 100)
+	for j := range words {
+		words[j] = "w" + strconv.Itoa((i*7919+j*104729)%1000003)
+	}
+	return strings.Join(words, " ")
 }
 
 // waitForMetric scrapes until the series of name sum to want, and returns the scrape.
@@ -105,4 +130,38 @@ func httpStatus(t *testing.T, url string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// checkLookupMetrics checks that the lookup histograms agree with the counters:
+// one candidate-count observation per lookup (every valid record that is not
+// an exact duplicate), one similarity observation per verified candidate.
+func checkLookupMetrics(t *testing.T, m map[string]float64) {
+	t.Helper()
+	verified := m["dedupstream_candidates_verified_total"]
+	lookups := m[`dedupstream_records_total{verdict="unique"}`] + m[`dedupstream_records_total{verdict="near_duplicate"}`]
+	if verified == 0 || m[`dedupstream_records_total{verdict="near_duplicate"}`] == 0 {
+		t.Fatalf("the input gave no near-duplicates to verify: %v candidates", verified)
+	}
+	if got := m["dedupstream_candidate_similarity_ratio_count"]; got != verified {
+		t.Errorf("similarity histogram has %v observations, %v candidates were verified", got, verified)
+	}
+	if got := m["dedupstream_lookup_candidates_sum"]; got != verified {
+		t.Errorf("candidates per lookup sum to %v, %v were verified", got, verified)
+	}
+	if got := m["dedupstream_lookup_candidates_count"]; got != lookups {
+		t.Errorf("%v lookups observed, want %v (unique + near_duplicate)", got, lookups)
+	}
+	if near, high := m[`dedupstream_records_total{verdict="near_duplicate"}`], m["dedupstream_candidate_similarity_ratio_count"]-
+		m[`dedupstream_candidate_similarity_ratio_bucket{le="0.7500000000000001"}`]; high < near {
+		t.Errorf("%v candidates above 0.75 similarity, fewer than the %v near-duplicates found", high, near)
+	}
+}
+
+func hasSeries(m map[string]float64, prefix string) bool {
+	for k := range m {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
 }

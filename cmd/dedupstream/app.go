@@ -29,6 +29,7 @@ type app struct {
 	admin  *http.Server
 	ln     net.Listener
 	reg    *prometheus.Registry
+	gauges *stateGauges
 }
 
 // newApp opens state and builds the pipeline. cfg must be defaulted and valid.
@@ -39,10 +40,11 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{
-		Name: "dedupstream_build_info", Help: "Build information.",
-		ConstLabels: prometheus.Labels{"version": version, "sketch": method.Version()},
-	}, func() float64 { return 1 }))
+	reg.MustRegister(buildInfo(method.Version()))
+	sec, err := kafkaSecurity(cfg.Kafka)
+	if err != nil {
+		return nil, err
+	}
 	so := cfg.State
 	so.SketchVersion = method.Version()
 	so.SetKeys = method.KeyBands() == 0
@@ -58,6 +60,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		Index:       store,
 		Registry:    reg,
 		Containment: cfg.Sketch.Containment,
+		Security:    sec,
 	}
 	for _, o := range opts {
 		o(&deps)
@@ -67,6 +70,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		return nil, errors.Join(err, store.Close())
 	}
 	a := &app{cfg: cfg, log: log, method: method, store: store, pipe: pipe, reg: reg}
+	a.gauges = startStateGauges(reg, store, cfg.Admin.StateInterval)
 	if cfg.Admin.Listen != "" {
 		if err := a.listenAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())
@@ -122,7 +126,14 @@ func (a *app) run(ctx context.Context) error {
 	}
 	a.log.Info("consuming", zap.Strings("brokers", a.cfg.Kafka.Brokers), zap.String("input", a.cfg.Kafka.Input),
 		zap.String("output", a.cfg.Kafka.Output), zap.String("mode", a.cfg.Mode.String()),
-		zap.String("sketch", a.method.Version()), zap.Float64("threshold", a.cfg.Sketch.Params.Threshold))
+		zap.String("sketch", a.method.Version()), zap.Float64("threshold", a.cfg.Sketch.Params.Threshold),
+		zap.Bool("tls", a.cfg.Kafka.TLS.Enabled), zap.String("sasl", a.cfg.Kafka.SASL.Mechanism), zap.String("sasl_user", a.cfg.Kafka.SASL.Username))
+	if a.cfg.Kafka.TLS.InsecureSkipVerify {
+		a.log.Warn("kafka.tls.insecure_skip_verify is set: broker certificates are not checked")
+	}
+	if err := a.pipe.CheckBrokers(ctx); err != nil {
+		return err
+	}
 	return a.pipe.Run(ctx)
 }
 
@@ -131,6 +142,9 @@ func (a *app) close() error {
 	var errs []error
 	if a.pipe != nil {
 		errs = append(errs, a.pipe.Close())
+	}
+	if a.gauges != nil {
+		a.gauges.close()
 	}
 	if a.store != nil {
 		errs = append(errs, a.store.Close())

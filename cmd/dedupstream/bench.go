@@ -33,6 +33,11 @@ type benchOptions struct {
 	cpuProfile  string
 	latencyDocs int     // documents of the latency mode; 0 skips it
 	rate        float64 // docs/s of the latency mode's producer; 0: half the filter's throughput
+	memProfile  string
+	// memory caps of the filter run: state.memtable_bytes, state.num_memtables, memory_limit
+	memtable    int64
+	memtables   int
+	memoryLimit int64
 }
 
 // cmdBench measures the filter end to end: it produces documents to a broker
@@ -141,6 +146,10 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file")
 	fs.IntVar(&o.latencyDocs, "latency-docs", 10000, "documents of the latency mode, produced at --rate while the pipeline runs (0: throughput mode only)")
 	fs.Float64Var(&o.rate, "rate", 0, "docs/s of the latency mode's producer (0: half the filter's docs/s in the throughput mode)")
+	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")
+	fs.IntVar(&o.memtables, "num-memtables", 0, "state.num_memtables of the filter run (0: the default)")
+	fs.Int64Var(&o.memoryLimit, "memory-limit", 0, "memory_limit (Go soft memory limit, bytes) of the filter run; 0: none")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
@@ -191,6 +200,11 @@ func runPassthrough(ctx context.Context, addr string, o benchOptions) (*benchRun
 func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string) (*benchRun, error) {
 	cfg := benchConfig(addr, o, "bench.out", "bench-filter")
 	cfg.State.Dir = dir
+	cfg.State.MemtableBytes, cfg.State.NumMemtables, cfg.MemoryLimit = o.memtable, o.memtables, o.memoryLimit
+	cfg.State.EnsureDefaults()
+	if cfg.MemoryLimit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -210,6 +224,11 @@ func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string
 		defer pprof.StopCPUProfile()
 	}
 	run, err := measure(ctx, a.pipe, o.docs)
+	if o.memProfile != "" {
+		if perr := writeHeapProfile(o.memProfile); err == nil {
+			err = perr
+		}
+	}
 	run.stateDoc = a.store.Stats().Docs
 	run.stages = stageSeconds(a.reg)
 	if cerr := a.close(); err == nil {
@@ -248,6 +267,18 @@ wait:
 		err = <-done
 	}
 	return run, err
+}
+
+func writeHeapProfile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
+		f.Close()
+		return fmt.Errorf("heap profile: %w", err)
+	}
+	return f.Close()
 }
 
 func releaseMemory() { runtime.GC(); debug.FreeOSMemory() }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -28,14 +29,19 @@ type Config struct {
 	// statistics, required by sketch.method imatch and sketch.simhash.idf.
 	Vocabulary string        `yaml:"vocabulary"`
 	State      state.Options `yaml:"state"`
-	Admin      AdminConfig   `yaml:"admin"`
-	Log        LogConfig     `yaml:"log"`
+	// MemoryLimit is a soft limit of the process's Go memory in bytes
+	// (debug.SetMemoryLimit): the collector works harder as it nears it. 0 = none.
+	MemoryLimit int64       `yaml:"memory_limit"`
+	Admin       AdminConfig `yaml:"admin"`
+	Log         LogConfig   `yaml:"log"`
 }
 
 // AdminConfig is the HTTP admin port (/metrics, /livez, /readyz).
 type AdminConfig struct {
 	// Listen is host:port; empty disables the admin server.
 	Listen string `yaml:"listen"`
+	// StateInterval is how often dedupstream_state_bytes is sampled.
+	StateInterval time.Duration `yaml:"state_interval"`
 }
 
 // LogConfig chooses the log encoding and level.
@@ -56,6 +62,9 @@ func (c *Config) ensureDefaults() {
 	if c.Admin.Listen == "" {
 		c.Admin.Listen = "127.0.0.1:9090"
 	}
+	if c.Admin.StateInterval == 0 {
+		c.Admin.StateInterval = 15 * time.Second
+	}
 	if c.Log.Level == "" {
 		c.Log.Level = "info"
 	}
@@ -71,6 +80,12 @@ func (c *Config) validate() error {
 	}
 	if c.Vocabulary == "" && (c.Sketch.Method == lsh.MethodIMatch || c.Sketch.SimHash.IDF) {
 		errs = append(errs, errors.New("vocabulary: a vocabulary file is required by sketch.method imatch and sketch.simhash.idf"))
+	}
+	if c.MemoryLimit < 0 {
+		errs = append(errs, fmt.Errorf("memory_limit: must not be negative, got %d", c.MemoryLimit))
+	}
+	if c.Admin.StateInterval < 0 {
+		errs = append(errs, fmt.Errorf("admin.state_interval: must be positive, got %s", c.Admin.StateInterval))
 	}
 	switch c.Log.Format {
 	case "auto", "json", "console":

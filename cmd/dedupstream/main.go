@@ -30,6 +30,7 @@ commands:
   state    stats, backup, restore or compact a state directory
   compare  every similarity measure and sketch estimate of two documents (files, or ids/URLs in --state)
   broker   run an embedded Kafka-protocol broker on loopback
+  config   print the effective configuration (file, env, flags, defaults) with secrets redacted
   offline  offline tools: cluster, report and pairs over a stopped filter's state; fim mines itemsets
   version  print the version
 
@@ -68,6 +69,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		err = cmdCompare(args[1:], stdout, stderr)
 	case "broker":
 		err = cmdBroker(ctx, args[1:], stdout, stderr)
+	case "config":
+		err = cmdConfig(args[1:], stdout, stderr)
 	case "offline":
 		err = cmdOffline(ctx, args[1:], stdout, stderr)
 	case "version":

@@ -127,6 +127,7 @@ func checkSetsFile(t *testing.T, path string, minCommon int) int {
 // TestOfflineClusterOtherMethods: a state sketched with simhash is
 // re-clustered through its Hamming-distance verdict, one sketched with bottomk
 // both ways; closed sets of a simhash state are refused with a clear error.
+// offline report reads both states too.
 func TestOfflineClusterOtherMethods(t *testing.T) {
 	for _, method := range []string{"simhash", "bottomk"} {
 		cfg, truthFile := streamGenerated(t, 200, 4, "methods-"+method, method)
@@ -144,6 +145,17 @@ func TestOfflineClusterOtherMethods(t *testing.T) {
 			t.Errorf("simhash closed sets: %v", err)
 		case method == "bottomk" && err != nil:
 			t.Errorf("bottomk closed sets: %v", err)
+		}
+		dir := filepath.Join(t.TempDir(), "report")
+		var rep strings.Builder
+		if err := cmdOffline(context.Background(), []string{"report", "--state", cfg.State.Dir, "--algorithm", "components", "--thresholds", "0.8", "--out", dir, "--progress", "off"}, &rep, &rep); err != nil {
+			t.Fatalf("%s: offline report: %v\n%s", method, err, rep.String())
+		}
+		if !strings.Contains(rep.String(), "components: 200 documents") {
+			t.Errorf("%s: offline report printed:\n%s", method, rep.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, "report.html")); err != nil {
+			t.Errorf("%s: %v", method, err)
 		}
 	}
 }

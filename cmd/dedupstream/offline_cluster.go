@@ -42,20 +42,13 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 			return errUsage
 		}
 	}
-	method, err := cfg.newMethod()
-	if err != nil {
-		return err
-	}
-	so := cfg.State
 	if *backup != "" {
-		if so.Dir, err = restoreBackup(*backup); err != nil {
+		if cfg.State.Dir, err = restoreBackup(*backup); err != nil {
 			return err
 		}
-		defer os.RemoveAll(so.Dir)
+		defer os.RemoveAll(cfg.State.Dir)
 	}
-	so.MaxCandidates, so.MaxBucket, so.GCInterval = max(so.MaxCandidates, 1000), max(so.MaxBucket, 1000), -1
-	so.SketchVersion, so.SetKeys = method.Version(), method.KeyBands() == 0
-	st, err := state.Open(so)
+	st, method, err := openReclusterState(cfg, 0)
 	if err != nil {
 		return err
 	}

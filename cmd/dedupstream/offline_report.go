@@ -38,12 +38,12 @@ func cmdOfflineReport(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err != nil {
 		return err
 	}
-	st, err := openReclusterState(cfg, "offline report")
+	st, method, err := openReclusterState(cfg, thresholds[0])
 	if err != nil {
 		return err
 	}
 	bar := startProgress("recluster", "documents", int64(st.Stats().Docs))
-	res, err := offline.Recluster(ctx, st, lsh.NewSketcher(cfg.Sketch.Params), offline.Options{
+	res, err := offline.ReclusterMethod(ctx, st, method, offline.Options{
 		Algorithm: *algo, Threshold: thresholds[0], Progress: func(n int) { bar.Set(int64(n)) },
 	})
 	var r *report.Report
@@ -52,7 +52,7 @@ func cmdOfflineReport(ctx context.Context, args []string, stdout, stderr io.Writ
 		bar.Done()
 		levels := startProgress("cluster thresholds", "thresholds", int64(len(thresholds)))
 		r, err = report.Build(ctx, st, res, report.Options{Thresholds: thresholds, Algorithm: *algo,
-			Sketch: cfg.Sketch.Params.Version(), Top: *top, Progress: func(n int) { levels.Set(int64(n)) }})
+			Sketch: method.Version(), Top: *top, Progress: func(n int) { levels.Set(int64(n)) }})
 		levels.Done()
 	}
 	if err = errors.Join(err, st.Close()); err != nil {
@@ -79,16 +79,23 @@ func parseThresholds(s string) ([]float64, error) {
 	return slices.Compact(ts), nil
 }
 
-// openReclusterState opens the state of a stopped filter for re-clustering,
-// with the candidate caps raised as offline cluster raises them.
-func openReclusterState(cfg Config, cmd string) (*state.Store, error) {
-	if m := cfg.Sketch.Method; m != "" && m != "minhash" {
-		return nil, fmt.Errorf("%s: sketch.method %q: re-clustering reads MinHash signatures only", cmd, m)
+// openReclusterState opens the state of a stopped filter for re-clustering
+// with the configured sketch method, whose resemblance threshold is lowered
+// to threshold (when > 0; the method's index keys do not depend on it), and
+// with the candidate caps raised so that popular buckets are read whole.
+func openReclusterState(cfg Config, threshold float64) (*state.Store, lsh.Method, error) {
+	if threshold > 0 {
+		cfg.Sketch.Params.Threshold = threshold
+	}
+	method, err := cfg.newMethod()
+	if err != nil {
+		return nil, nil, err
 	}
 	so := cfg.State
 	so.MaxCandidates, so.MaxBucket, so.GCInterval = max(so.MaxCandidates, 1000), max(so.MaxBucket, 1000), -1
-	so.SketchVersion = cfg.Sketch.Params.Version()
-	return state.Open(so)
+	so.SketchVersion, so.SetKeys = method.Version(), method.KeyBands() == 0
+	st, err := state.Open(so)
+	return st, method, err
 }
 
 // printReport writes one line of totals per threshold and where the files are.

@@ -3,6 +3,7 @@
 package embedded
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"strconv"
@@ -30,6 +31,17 @@ type Options struct {
 	// broker accepts; zero means Kafka's default, 6s. Tests that kill and
 	// restart consumers lower it so a dead member is dropped quickly.
 	MinSessionTimeout time.Duration
+	// TLS, if set, makes the listener TLS with this server configuration.
+	TLS *tls.Config
+	// Users, if any, turn on SASL: clients must authenticate as one of them.
+	Users []User
+}
+
+// User is a SASL user of the embedded broker.
+type User struct {
+	Mechanism string // PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512
+	Name      string
+	Password  string
 }
 
 // Broker is a running embedded broker.
@@ -59,6 +71,15 @@ func Start(o Options) (*Broker, error) {
 	}
 	if o.DataDir != "" {
 		opts = append(opts, kfake.DataDir(o.DataDir))
+	}
+	if o.TLS != nil {
+		opts = append(opts, kfake.TLS(o.TLS))
+	}
+	if len(o.Users) > 0 {
+		opts = append(opts, kfake.EnableSASL())
+	}
+	for _, u := range o.Users {
+		opts = append(opts, kfake.Superuser(u.Mechanism, u.Name, u.Password))
 	}
 	c, err := kfake.NewCluster(opts...)
 	if err != nil {

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"gopkg.in/yaml.v3"
+)
+
+// cmdConfig prints the effective configuration — defaults, then the file, the
+// DEDUPSTREAM_* environment and the flags — as YAML. Secrets (the SASL
+// password) print as "[redacted]".
+func cmdConfig(args []string, stdout, stderr io.Writer) error {
+	fs, load := flagSet("config", stderr)
+	if err := parse(fs, args); err != nil {
+		return err
+	}
+	cfg, err := load()
+	if err != nil {
+		return err
+	}
+	b, err := yaml.Marshal(cfg)
+	if err != nil {
+		return fmt.Errorf("print config: %w", err)
+	}
+	_, err = stdout.Write(b)
+	return err
+}
