@@ -178,15 +178,7 @@ func (s recordScore) recall() float64    { return float64(s.found) / float64(max
 // and recall against the generator's labels. Run with -v for the figures;
 // -record.sources N for a larger corpus.
 func TestRecordModeCorpus(t *testing.T) {
-	var sources []gen.PubSource
-	err := corpus.Read(corpusPath(t, "reuters21578.tar.gz"), *recordSources, func(d corpus.Doc) error {
-		sources = append(sources, gen.PubSource{Title: d.Title, Body: d.Body})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubs := gen.Publications(sources, gen.PubOptions{Seed: 5})
+	pubs := recordPubs(t)
 	h := recordHarness(t)
 	h.record.NumPerm = *recordNumPerm
 	h.record.EnsureDefaults()
@@ -211,4 +203,19 @@ func TestRecordModeCorpus(t *testing.T) {
 	if s.precision() < 0.99 || s.recall() < 0.97 {
 		t.Errorf("precision %.4f (want ≥ 0.99), recall %.4f (want ≥ 0.97)", s.precision(), s.recall())
 	}
+}
+
+// recordPubs generates the publications of TestRecordModeCorpus from the
+// first -record.sources Reuters-21578 stories.
+func recordPubs(t *testing.T) []gen.Publication {
+	t.Helper()
+	var sources []gen.PubSource
+	err := corpus.Read(corpusPath(t, "reuters21578.tar.gz"), *recordSources, func(d corpus.Doc) error {
+		sources = append(sources, gen.PubSource{Title: d.Title, Body: d.Body})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gen.Publications(sources, gen.PubOptions{Seed: 5})
 }

@@ -3,6 +3,7 @@ package stream_test
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -206,4 +207,60 @@ func exactSet(f lsh.RecordField, text []byte) []uint64 {
 		}
 	}
 	return lsh.SortedSet(set)
+}
+
+// TestRecordTitleEstimates checks that the record-mode title estimate is
+// unbiased on generated copies with a title typo, the edit behind the misses
+// under the threshold: over all of them, the mean of estimate − exact
+// resemblance lies within four standard errors of zero. Run with -v for the
+// tail counts (docs/bench/sketches.md "Record mode").
+func TestRecordTitleEstimates(t *testing.T) {
+	pubs := recordPubs(t)
+	h := recordHarness(t)
+	h.record.NumPerm = *recordNumPerm
+	h.record.EnsureDefaults()
+	m := h.method().(*lsh.RecordMethod)
+	cl := clean.New(clean.Options{})
+	byID := map[string]gen.Publication{}
+	for _, p := range pubs {
+		byID[p.ID] = p
+	}
+	sketch := func(p gen.Publication) ([]byte, []byte) {
+		text, sk, err := stream.SketchRecord(h.cfg.Decode, cl, m, jsonMessage(t, p.ID, p.Record).Value)
+		if err != nil {
+			t.Fatalf("sketch %s: %v", p.ID, err)
+		}
+		return text, sk
+	}
+	k := float64(h.record.NumPerm)
+	var n, below2, below3 int
+	var sum, variance float64
+	for _, p := range pubs {
+		if !strings.Contains(p.Edits, "title-typo") {
+			continue
+		}
+		ta, sa := sketch(p)
+		tb, sb := sketch(byID[p.Origin])
+		cmp, err := m.CompareFields(sa, sb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exact, _ := exactFields(m.Fields(), cmp, ta, tb)
+		j, d := exact[0], cmp.Fields[0].Similarity-exact[0]
+		sd := math.Sqrt(j * (1 - j) / k)
+		n++
+		sum += d
+		variance += sd * sd
+		below2 += btoi(d < -2*sd)
+		below3 += btoi(d < -3*sd)
+	}
+	if n < 50 {
+		t.Fatalf("%d title-typo copies, too few to judge", n)
+	}
+	mean, se := sum/float64(n), math.Sqrt(variance)/float64(n)
+	t.Logf("%d title-typo copies: mean estimate − exact %.4f (standard error %.4f); below −2σ %d (%.1f%%), below −3σ %d (%.2f%%)",
+		n, mean, se, below2, 100*float64(below2)/float64(n), below3, 100*float64(below3)/float64(n))
+	if math.Abs(mean) > 4*se {
+		t.Errorf("title estimate biased: mean error %.4f, standard error %.4f", mean, se)
+	}
 }
