@@ -2,6 +2,7 @@ package state
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -65,10 +66,16 @@ func (m *model) candidates(bands []uint64, before uint64) ([]uint64, Capped) {
 		}
 		all = append(all, seqs...)
 	}
-	slices.Sort(all)
-	all = slices.Compact(all)
+	shared := map[uint64]int{}
+	for _, seq := range all {
+		shared[seq]++
+	}
+	all = slices.Sorted(maps.Keys(shared))
 	if len(all) > m.maxCandidates {
+		// Keep those sharing the most keys, the earliest among equals.
+		slices.SortStableFunc(all, func(a, b uint64) int { return shared[b] - shared[a] })
 		all = all[:m.maxCandidates]
+		slices.Sort(all)
 		capped.Candidates = true
 	}
 	return all, capped

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -85,7 +86,10 @@ func exact(txn *badger.Txn, f *bloom, hash, before uint64) (Doc, bool, error) {
 // bands (band key i is looked up under band index i; with Options.SetKeys every
 // key is looked up under SetBand) and have Seq < before:
 // distinct, in ascending Seq order, with their Sketch, at most MaxCandidates of
-// them. From each bucket it reads the MaxBucket earliest postings below before, so
+// them. When more match, it keeps those sharing the most keys with bands (the
+// earliest among equals): a near copy shares many bands with its original, and
+// must not be cut by a crowd of earlier documents that share one hot key with
+// it. From each bucket it reads the MaxBucket earliest postings below before, so
 // documents stored later with larger seqs never change the answer for a given
 // before. Capped reports which caps cut the answer. On error dst is returned as it
 // was passed.
@@ -108,13 +112,61 @@ func (s *Store) Candidates(dst []Doc, bands []uint64, before uint64) ([]Doc, Cap
 		return dst, Capped{}, fmt.Errorf("look up candidates: %w", err)
 	}
 	slices.Sort(seqs)
-	seqs = slices.Compact(seqs)
+	ranked := distinct(seqs) > s.opt.MaxCandidates
+	if ranked {
+		seqs = byKeysShared(seqs)
+	} else {
+		seqs = slices.Compact(seqs)
+	}
 	out, cut, err := s.fetch(txn, dst, seqs)
 	if err != nil {
 		return dst, Capped{}, fmt.Errorf("look up candidates: %w", err)
 	}
+	if ranked {
+		slices.SortFunc(out[len(dst):], func(a, b Doc) int { return cmp.Compare(a.Seq, b.Seq) })
+	}
 	capped.Candidates = cut
 	return out, capped, nil
+}
+
+// distinct counts the distinct values of a sorted slice.
+func distinct(sorted []uint64) int {
+	n := 0
+	for i, v := range sorted {
+		if i == 0 || v != sorted[i-1] {
+			n++
+		}
+	}
+	return n
+}
+
+// byKeysShared turns the sorted seqs of a lookup, one per posting that
+// matched, into the distinct seqs ordered by postings matched, most first,
+// then by seq. It reuses seqs.
+func byKeysShared(seqs []uint64) []uint64 {
+	type counted struct {
+		seq uint64
+		n   int
+	}
+	cs := make([]counted, 0, len(seqs))
+	for i, v := range seqs {
+		if i > 0 && v == seqs[i-1] {
+			cs[len(cs)-1].n++
+		} else {
+			cs = append(cs, counted{v, 1})
+		}
+	}
+	slices.SortFunc(cs, func(a, b counted) int {
+		if c := cmp.Compare(b.n, a.n); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.seq, b.seq)
+	})
+	seqs = seqs[:len(cs)]
+	for i, c := range cs {
+		seqs[i] = c.seq
+	}
+	return seqs
 }
 
 // anyBucket reports whether the key filter f may hold the head of a bucket of

@@ -53,7 +53,8 @@ func TestSetKeysMany(t *testing.T) {
 }
 
 // TestSetKeysCaps: MaxBucket and MaxCandidates bound set-key lookups as they
-// do band lookups, keeping the earliest documents.
+// do band lookups, keeping the documents that share the most keys, then the
+// earliest.
 func TestSetKeysCaps(t *testing.T) {
 	s := openMem(t, Options{SetKeys: true, MaxBucket: 3, MaxCandidates: 4})
 	for seq := uint64(1); seq <= 6; seq++ {
@@ -66,6 +67,13 @@ func TestSetKeysCaps(t *testing.T) {
 	got, capped = candidates(t, s, []uint64{7, 104, 105, 106}, 10)
 	if !reflect.DeepEqual(got, []uint64{1, 2, 3, 4}) || !capped.Candidates {
 		t.Errorf("many buckets: %v %+v, want the 4 earliest and a candidate cap", got, capped)
+	}
+	// A late document sharing three keys outranks the hot bucket's crowd
+	// that shares one; the rest of the cap goes to the earliest of those.
+	put(t, s, doc(7, 7, 200, 201, 202))
+	got, capped = candidates(t, s, []uint64{7, 104, 105, 200, 201, 202}, 10)
+	if !reflect.DeepEqual(got, []uint64{1, 2, 3, 7}) || !capped.Candidates {
+		t.Errorf("best match: %v %+v, want [1 2 3 7] and a candidate cap", got, capped)
 	}
 	got, _ = candidates(t, s, []uint64{106}, 6)
 	if len(got) != 0 {

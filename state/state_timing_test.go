@@ -214,6 +214,42 @@ func BenchmarkCandidatesHit(b *testing.B) {
 	}
 }
 
+// BenchmarkCandidatesCapped: a lookup that matches more documents than
+// MaxCandidates (32): a hot bucket in band 0 shared by every document (cut at
+// MaxBucket), a warm one in band 1 shared by one document in ten, and bands
+// 2-8 shared with one late document only, the true match.
+func BenchmarkCandidatesCapped(b *testing.B) {
+	const docs = 2000
+	s := mustOpen(b, Options{InMemory: true, Logger: zap.NewNop()})
+	batch := make([]Doc, 0, benchBatch)
+	for j := range uint64(docs) {
+		d := benchDoc(s.Reserve()-1, benchSketchBytes(j))
+		d.Bands[0] = 7
+		if j%10 == 0 {
+			d.Bands[1] = 8
+		}
+		batch = append(batch, d)
+		if len(batch) == benchBatch {
+			if err := s.Put(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	const match = docs - 3
+	bands := benchBands9(match)
+	bands[0], bands[1] = 7, 8
+	var dst []Doc
+	defer startCPU(b).stop()
+	for range b.N {
+		var capped Capped
+		var err error
+		if dst, capped, err = s.Candidates(dst[:0], bands, docs+1); err != nil || !capped.Candidates || len(dst) != DefaultMaxCandidates {
+			b.Fatalf("Candidates = %d docs, %+v, %v; want a capped answer", len(dst), capped, err)
+		}
+	}
+}
+
 func BenchmarkExact(b *testing.B) {
 	s := openFixture(b, Options{})
 	r := rand.New(rand.NewPCG(3, 3))

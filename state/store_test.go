@@ -119,7 +119,8 @@ func TestMaxBucketDeterministic(t *testing.T) {
 
 func TestMaxCandidatesAndDistinct(t *testing.T) {
 	modes(t, Options{MaxCandidates: 3}, func(t *testing.T, s *Store) {
-		// Doc seq matches the query on bands 0..seq-1, so early docs match many bands.
+		// Doc seq matches the query on bands 0..seq-1, so late docs match many
+		// bands; the cap keeps those that match most.
 		query := []uint64{1, 2, 3, 4, 5}
 		for seq := uint64(1); seq <= 5; seq++ {
 			d := doc(seq)
@@ -132,8 +133,8 @@ func TestMaxCandidatesAndDistinct(t *testing.T) {
 			put(t, s, d)
 		}
 		got, capped := candidates(t, s, query, 100)
-		if !slices.Equal(got, []uint64{1, 2, 3}) || !capped.Candidates || capped.Buckets != 0 {
-			t.Errorf("got %v %+v, want [1 2 3] cut by MaxCandidates", got, capped)
+		if !slices.Equal(got, []uint64{3, 4, 5}) || !capped.Candidates || capped.Buckets != 0 {
+			t.Errorf("got %v %+v, want [3 4 5] cut by MaxCandidates", got, capped)
 		}
 		got, capped = candidates(t, s, query, 4)
 		if !slices.Equal(got, []uint64{1, 2, 3}) || capped.Candidates {

@@ -15,7 +15,10 @@ import (
 	"github.com/dedupstream/dedupstream/state"
 )
 
-var recordSources = flag.Int("record.sources", 800, "Reuters stories read by TestRecordModeCorpus (docs/bench/sketches.md)")
+var (
+	recordSources = flag.Int("record.sources", 800, "Reuters stories read by TestRecordModeCorpus (docs/bench/sketches.md)")
+	recordNumPerm = flag.Int("record.num_perm", 0, "record.num_perm of TestRecordModeCorpus; 0 → the default")
+)
 
 func recordHarness(t *testing.T) *harness {
 	h := newHarness(t, 1) // one partition: arrival order is production order
@@ -123,6 +126,7 @@ type recordScore struct {
 	records, shouldFlag, flagged, rightFlags, found int
 	sameTitle, sameTitleFlagged                     int            // originals that reuse an earlier title
 	missedBy                                        map[string]int // edits of copies not found
+	missed                                          []string       // ids of copies not found
 }
 
 func scoreRecords(pubs []gen.Publication, out []output) recordScore {
@@ -156,6 +160,7 @@ func scoreRecords(pubs []gen.Publication, out []output) recordScore {
 				s.found++
 			} else {
 				s.missedBy[p.Edits]++
+				s.missed = append(s.missed, p.ID)
 			}
 		}
 		seen[p.Origin] = true
@@ -173,16 +178,10 @@ func (s recordScore) recall() float64    { return float64(s.found) / float64(max
 // and recall against the generator's labels. Run with -v for the figures;
 // -record.sources N for a larger corpus.
 func TestRecordModeCorpus(t *testing.T) {
-	var sources []gen.PubSource
-	err := corpus.Read(corpusPath(t, "reuters21578.tar.gz"), *recordSources, func(d corpus.Doc) error {
-		sources = append(sources, gen.PubSource{Title: d.Title, Body: d.Body})
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pubs := gen.Publications(sources, gen.PubOptions{Seed: 5})
+	pubs := recordPubs(t)
 	h := recordHarness(t)
+	h.record.NumPerm = *recordNumPerm
+	h.record.EnsureDefaults()
 	msgs := make([]kafka.Message, len(pubs))
 	for i, p := range pubs {
 		msgs[i] = jsonMessage(t, p.ID, p.Record)
@@ -195,11 +194,28 @@ func TestRecordModeCorpus(t *testing.T) {
 	if c.Invalid != 0 {
 		t.Errorf("%d generated records were dead-lettered", c.Invalid)
 	}
-	s := scoreRecords(pubs, h.readAll(topicOut))
+	out := h.readAll(topicOut)
+	s := scoreRecords(pubs, out)
+	logMisses(t, h, pubs, msgs, out, s.missed)
 	t.Logf("%d records, %d copies of an earlier record: flagged %d, right %d; precision %.4f, recall %.4f; missed by edits %v; same-title originals %d, flagged %d",
 		s.records, s.shouldFlag, s.flagged, s.rightFlags, s.precision(), s.recall(), s.missedBy, s.sameTitle, s.sameTitleFlagged)
 	// Bars: see docs/bench/sketches.md "Record mode" for the measured figures.
 	if s.precision() < 0.99 || s.recall() < 0.97 {
 		t.Errorf("precision %.4f (want ≥ 0.99), recall %.4f (want ≥ 0.97)", s.precision(), s.recall())
 	}
+}
+
+// recordPubs generates the publications of TestRecordModeCorpus from the
+// first -record.sources Reuters-21578 stories.
+func recordPubs(t *testing.T) []gen.Publication {
+	t.Helper()
+	var sources []gen.PubSource
+	err := corpus.Read(corpusPath(t, "reuters21578.tar.gz"), *recordSources, func(d corpus.Doc) error {
+		sources = append(sources, gen.PubSource{Title: d.Title, Body: d.Body})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gen.Publications(sources, gen.PubOptions{Seed: 5})
 }
