@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"time"
 
 	"go.uber.org/zap"
 )
@@ -38,7 +39,42 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	finished := make(chan struct{})
+	defer close(finished)
+	go exitAfterShutdownTimeout(ctx, finished, cfg.ShutdownTimeout+closeGrace, log)
 	runErr := a.run(ctx)
 	log.Info("stopping", zap.Any("counts", a.pipe.Counts()))
 	return errors.Join(runErr, a.close())
+}
+
+// closeGrace is the time past shutdown_timeout given to closing Badger and
+// the admin server before exitAfterShutdownTimeout gives up on them.
+const closeGrace = 5 * time.Second
+
+// exitCodeShutdownTimeout is the exit status of a stop that overran.
+const exitCodeShutdownTimeout = 124
+
+// exitAfterShutdownTimeout is the backstop of a graceful stop: the pipeline
+// gives its drain shutdown_timeout, but work blocked where it cannot see a
+// cancelled context (a write stuck inside Badger, a hung syscall) would hold
+// the process forever. If the stop has not finished after limit, it exits
+// with status 124 — as a crash would, which the replay-safe verdicts and the
+// commit order make harmless: the unfinished batch is redelivered and keeps
+// its verdicts on the next start.
+func exitAfterShutdownTimeout(ctx context.Context, finished <-chan struct{}, limit time.Duration, log *zap.Logger) {
+	select {
+	case <-finished:
+		return
+	case <-ctx.Done():
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-finished:
+	case <-t.C:
+		log.Error("stop overran shutdown_timeout; exiting without a clean close (the unfinished batch is replayed on the next start)",
+			zap.Duration("limit", limit))
+		log.Sync() //nolint:errcheck // exiting anyway
+		os.Exit(exitCodeShutdownTimeout)
+	}
 }

@@ -112,6 +112,47 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	checkEveryKey(t, addr, in)
 }
 
+// TestStopOverrunExits holds a batch for 30s where the drain cannot reach
+// it, with shutdown_timeout 1s: after SIGTERM the process gives up at
+// shutdown_timeout + closeGrace with status 124 instead of hanging, and the
+// next start replays the held batch and loses nothing.
+func TestStopOverrunExits(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	addr, dir := shutdownBroker(t), t.TempDir()
+	in := metricsInput(100, 0)
+	if err := produce(context.Background(), addr, "pages", in); err != nil {
+		t.Fatal(err)
+	}
+	env := filterEnv(addr, dir, "DEDUPSTREAM_KAFKA_GROUP=overrun", "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s", "DEDUPSTREAM_SHUTDOWN_TIMEOUT=1s")
+	p := startProc(t, bin, append(env, crashPointEnv+"=decided:1:pause=30s"), "run")
+	if !p.waitOutput("crash point decided:1: pausing", time.Minute) {
+		t.Fatalf("the filter never reached its first batch:\n%s", p.out.String())
+	}
+	if err := p.signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	limit := time.Second + closeGrace
+	if p.wait(limit - time.Second) {
+		t.Fatalf("the filter exited before shutdown_timeout + closeGrace (%v):\n%s", p.err, p.out.String())
+	}
+	if !p.wait(10 * time.Second) {
+		t.Fatalf("the filter still runs %v after SIGTERM:\n%s", limit+10*time.Second, p.out.String())
+	}
+	if p.exitCode() != exitCodeShutdownTimeout || !strings.Contains(p.out.String(), "overran shutdown_timeout") {
+		t.Fatalf("overrun: exit %v, want status %d:\n%s", p.err, exitCodeShutdownTimeout, p.out.String())
+	}
+	p = startProc(t, bin, env, "run")
+	waitDrained(t, addr, "overrun", "pages", time.Minute)
+	p.signal(syscall.SIGTERM) //nolint:errcheck // Wait reports how it ended
+	if !p.wait(30*time.Second) || p.exitCode() != 0 {
+		t.Fatalf("restart, SIGTERM: exit %v, want 0:\n%s", p.err, p.out.String())
+	}
+	checkEveryKey(t, addr, in)
+}
+
 func shutdownBroker(t *testing.T) string {
 	t.Helper()
 	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2,
