@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/segmentio/kafka-go"
 )
 
 // testBroker starts an embedded broker with the default topics and returns a
@@ -66,4 +72,38 @@ func closeFilter(t *testing.T, a *app) {
 	if err := a.close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// streamGenerated runs the filter (dedupstream run's app) on n generated
+// pages through an embedded broker, stops it, and returns its configuration
+// and a ground-truth file.
+func streamGenerated(t *testing.T, n int, seed uint64, group, method string) (Config, string) {
+	t.Helper()
+	addr, cfg := testBroker(t, 1, group)
+	cfg.Admin.Listen = ""
+	if method != "" {
+		cfg.Sketch.Method = method
+		cfg.ensureDefaults()
+	}
+	g := gen.New(gen.Options{Seed: seed, CopyRate: 0.4, EditRate: 0.01})
+	var msgs []kafka.Message
+	var truth strings.Builder
+	for range n {
+		p := g.Next()
+		v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML})
+		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
+		truth.WriteString(p.ID + "\t" + p.Origin + "\n")
+	}
+	truthFile := filepath.Join(t.TempDir(), "truth.tsv")
+	if err := os.WriteFile(truthFile, []byte(truth.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := produce(context.Background(), addr, "pages", msgs); err != nil {
+		t.Fatal(err)
+	}
+	a, stop := startFilter(t, cfg)
+	waitRecords(t, a, len(msgs))
+	stop()
+	closeFilter(t, a)
+	return cfg, truthFile
 }

@@ -10,45 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/segmentio/kafka-go"
-
-	"github.com/dedupstream/dedupstream/offline/gen"
 )
-
-// streamGenerated runs the filter (dedupstream run's app) on n generated
-// pages through an embedded broker, stops it, and returns its configuration
-// and a ground-truth file.
-func streamGenerated(t *testing.T, n int, seed uint64, group, method string) (Config, string) {
-	t.Helper()
-	addr, cfg := testBroker(t, 1, group)
-	cfg.Admin.Listen = ""
-	if method != "" {
-		cfg.Sketch.Method = method
-		cfg.ensureDefaults()
-	}
-	g := gen.New(gen.Options{Seed: seed, CopyRate: 0.4, EditRate: 0.01})
-	var msgs []kafka.Message
-	var truth strings.Builder
-	for range n {
-		p := g.Next()
-		v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML})
-		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
-		truth.WriteString(p.ID + "\t" + p.Origin + "\n")
-	}
-	truthFile := filepath.Join(t.TempDir(), "truth.tsv")
-	if err := os.WriteFile(truthFile, []byte(truth.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := produce(context.Background(), addr, "pages", msgs); err != nil {
-		t.Fatal(err)
-	}
-	a, stop := startFilter(t, cfg)
-	waitRecords(t, a, len(msgs))
-	stop()
-	closeFilter(t, a)
-	return cfg, truthFile
-}
 
 // TestOfflineClusterClosed streams generated near-copies through the filter,
 // then mines the closed-set clusters of the stored MinHash fingerprints:

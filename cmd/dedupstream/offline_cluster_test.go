@@ -3,17 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/segmentio/kafka-go"
-
-	"github.com/dedupstream/dedupstream/offline/gen"
 )
 
 // TestOfflineCluster streams generated pages through the filter, then
@@ -21,29 +14,7 @@ import (
 // join their origins (F1 well above what singletons give), and a second run
 // prints the same clusters, ids included.
 func TestOfflineCluster(t *testing.T) {
-	addr, cfg := testBroker(t, 1, "cluster-test")
-	cfg.Admin.Listen = ""
-	dir := t.TempDir()
-	g := gen.New(gen.Options{Seed: 3, CopyRate: 0.4, EditRate: 0.01})
-	var msgs []kafka.Message
-	var truth strings.Builder
-	for i := 0; i < 300; i++ {
-		p := g.Next()
-		v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML})
-		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
-		truth.WriteString(p.ID + "\t" + p.Origin + "\n")
-	}
-	truthFile := filepath.Join(dir, "truth.tsv")
-	if err := os.WriteFile(truthFile, []byte(truth.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := produce(context.Background(), addr, "pages", msgs); err != nil {
-		t.Fatal(err)
-	}
-	a, stop := startFilter(t, cfg)
-	waitRecords(t, a, len(msgs))
-	stop()
-	closeFilter(t, a) // offline cluster opens the state directory itself
+	cfg, truthFile := streamGenerated(t, 300, 3, "cluster-test", "")
 
 	args := []string{"cluster", "--state", cfg.State.Dir, "--write-back", "--truth", truthFile, "--top", "3"}
 	first := offlineCluster(t, args)

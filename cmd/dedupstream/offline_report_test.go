@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -10,41 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/segmentio/kafka-go"
-
-	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/offline/report"
 )
-
-// filteredState streams n generated pages (40% near-copies) through the filter
-// and returns the stopped filter's state directory and a ground-truth file
-// (id<TAB>origin).
-func filteredState(t *testing.T, n int) (stateDir, truthFile string) {
-	t.Helper()
-	addr, cfg := testBroker(t, 1, "report-test")
-	cfg.Admin.Listen = ""
-	g := gen.New(gen.Options{Seed: 5, CopyRate: 0.4, EditRate: 0.01})
-	var msgs []kafka.Message
-	var truth strings.Builder
-	for range n {
-		p := g.Next()
-		v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML})
-		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
-		truth.WriteString(p.ID + "\t" + p.Origin + "\n")
-	}
-	truthFile = filepath.Join(t.TempDir(), "truth.tsv")
-	if err := os.WriteFile(truthFile, []byte(truth.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := produce(context.Background(), addr, "pages", msgs); err != nil {
-		t.Fatal(err)
-	}
-	a, stop := startFilter(t, cfg)
-	waitRecords(t, a, len(msgs))
-	stop()
-	closeFilter(t, a)
-	return cfg.State.Dir, truthFile
-}
 
 // runOffline runs "dedupstream offline args…" and returns its exit code, stdout and stderr.
 func runOffline(args ...string) (int, string, string) {
@@ -59,7 +25,8 @@ func runOffline(args ...string) (int, string, string) {
 // clustering at the configured threshold (0.8), then compares both with the
 // ground truth.
 func TestOfflineReportAndPairs(t *testing.T) {
-	stateDir, truthFile := filteredState(t, 200)
+	cfg, truthFile := streamGenerated(t, 200, 5, "report-test", "")
+	stateDir := cfg.State.Dir
 	out := t.TempDir()
 	code, stdout, stderr := runOffline("report", "--state", stateDir, "--out", out, "--thresholds", "0.9,0.5,0.8", "--progress", "log")
 	if code != 0 {

@@ -70,24 +70,47 @@ func TestSIGTERMDrains(t *testing.T) {
 	checkEveryKey(t, addr, in)
 }
 
+// heldFilter produces 100 pages and starts the filter binary with its
+// first batch held for 30s where the drain cannot cancel it; it returns the
+// running process, the environment for a restart and the input.
+func heldFilter(t *testing.T, group string, extraEnv ...string) (p *proc, bin, addr string, env []string, in []kafka.Message) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin = buildBinary(t)
+	addr, dir := shutdownBroker(t), t.TempDir()
+	in = metricsInput(100, 0)
+	if err := produce(context.Background(), addr, "pages", in); err != nil {
+		t.Fatal(err)
+	}
+	// The killed member is dropped after 1s.
+	env = filterEnv(addr, dir, append([]string{"DEDUPSTREAM_KAFKA_GROUP=" + group, "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s"}, extraEnv...)...)
+	p = startProc(t, bin, append(env, crashPointEnv+"=decided:1:pause=30s"), "run")
+	if !p.waitOutput("crash point decided:1: pausing", time.Minute) {
+		t.Fatalf("the filter never reached its first batch:\n%s", p.out.String())
+	}
+	return p, bin, addr, env, in
+}
+
+// restartAndCheck runs the filter again until group's lag is 0, stops it with
+// SIGTERM and checks that every input key got its outcome.
+func restartAndCheck(t *testing.T, bin, addr, group string, env []string, in []kafka.Message) {
+	t.Helper()
+	p := startProc(t, bin, env, "run")
+	waitDrained(t, addr, group, "pages", time.Minute)
+	p.signal(syscall.SIGTERM) //nolint:errcheck // Wait reports how it ended
+	if !p.wait(30*time.Second) || p.exitCode() != 0 {
+		t.Fatalf("restart, SIGTERM: exit %v, want 0:\n%s", p.err, p.out.String())
+	}
+	checkEveryKey(t, addr, in)
+}
+
 // TestSecondSignalExitsAtOnce sends SIGTERM while a batch is held for 30s,
 // then a second one: the process exits at once with status 130 instead of
 // waiting for the drain, and the next start replays the unfinished batch.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
-	addr, dir := shutdownBroker(t), t.TempDir()
-	in := metricsInput(100, 0)
-	if err := produce(context.Background(), addr, "pages", in); err != nil {
-		t.Fatal(err)
-	}
-	env := filterEnv(addr, dir, "DEDUPSTREAM_KAFKA_GROUP=second", "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s") // the killed member is dropped after 1s
-	p := startProc(t, bin, append(env, crashPointEnv+"=decided:1:pause=30s"), "run")
-	if !p.waitOutput("crash point decided:1: pausing", time.Minute) {
-		t.Fatalf("the filter never reached its first batch:\n%s", p.out.String())
-	}
+	p, bin, addr, env, in := heldFilter(t, "second")
 	if err := p.signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -103,13 +126,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 	if p.exitCode() != 130 || !strings.Contains(p.out.String(), "second signal") {
 		t.Fatalf("second signal: exit %v, want status 130:\n%s", p.err, p.out.String())
 	}
-	p = startProc(t, bin, env, "run")
-	waitDrained(t, addr, "second", "pages", time.Minute)
-	p.signal(syscall.SIGTERM) //nolint:errcheck // Wait reports how it ended
-	if !p.wait(30*time.Second) || p.exitCode() != 0 {
-		t.Fatalf("restart, SIGTERM: exit %v, want 0:\n%s", p.err, p.out.String())
-	}
-	checkEveryKey(t, addr, in)
+	restartAndCheck(t, bin, addr, "second", env, in)
 }
 
 // TestStopOverrunExits holds a batch for 30s where the drain cannot reach
@@ -117,20 +134,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 // shutdown_timeout + closeGrace with status 124 instead of hanging, and the
 // next start replays the held batch and loses nothing.
 func TestStopOverrunExits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	bin := buildBinary(t)
-	addr, dir := shutdownBroker(t), t.TempDir()
-	in := metricsInput(100, 0)
-	if err := produce(context.Background(), addr, "pages", in); err != nil {
-		t.Fatal(err)
-	}
-	env := filterEnv(addr, dir, "DEDUPSTREAM_KAFKA_GROUP=overrun", "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s", "DEDUPSTREAM_SHUTDOWN_TIMEOUT=1s")
-	p := startProc(t, bin, append(env, crashPointEnv+"=decided:1:pause=30s"), "run")
-	if !p.waitOutput("crash point decided:1: pausing", time.Minute) {
-		t.Fatalf("the filter never reached its first batch:\n%s", p.out.String())
-	}
+	p, bin, addr, env, in := heldFilter(t, "overrun", "DEDUPSTREAM_SHUTDOWN_TIMEOUT=1s")
 	if err := p.signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -144,13 +148,7 @@ func TestStopOverrunExits(t *testing.T) {
 	if p.exitCode() != exitCodeShutdownTimeout || !strings.Contains(p.out.String(), "overran shutdown_timeout") {
 		t.Fatalf("overrun: exit %v, want status %d:\n%s", p.err, exitCodeShutdownTimeout, p.out.String())
 	}
-	p = startProc(t, bin, env, "run")
-	waitDrained(t, addr, "overrun", "pages", time.Minute)
-	p.signal(syscall.SIGTERM) //nolint:errcheck // Wait reports how it ended
-	if !p.wait(30*time.Second) || p.exitCode() != 0 {
-		t.Fatalf("restart, SIGTERM: exit %v, want 0:\n%s", p.err, p.out.String())
-	}
-	checkEveryKey(t, addr, in)
+	restartAndCheck(t, bin, addr, "overrun", env, in)
 }
 
 func shutdownBroker(t *testing.T) string {
