@@ -35,7 +35,7 @@ func TestFullMaxKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	setB := SortedSet(Shingling{Length: 1, Offset: 1}.Append(nil, b))
-	if want := jaccard(setA, setB); est.Resemblance != want {
+	if want := OverlapOf(setA, setB).Resemblance(); est.Resemblance != want {
 		t.Errorf("Compare resemblance %.4f, exact %.4f", est.Resemblance, want)
 	}
 	shared := 0

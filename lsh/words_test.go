@@ -92,7 +92,7 @@ func TestStemRaisesResemblance(t *testing.T) {
 		stem := plain
 		stem.StopWords, stem.Stem = langs, langs
 		j := func(sh Shingling) float64 {
-			return jaccard(SortedSet(sh.Append(nil, []byte(a))), SortedSet(sh.Append(nil, []byte(b))))
+			return OverlapOf(SortedSet(sh.Append(nil, []byte(a))), SortedSet(sh.Append(nil, []byte(b)))).Resemblance()
 		}
 		jp, js := j(plain), j(stem)
 		t.Logf("%s: J = %.3f plain, %.3f with %s", name, jp, js, stem.Version())
@@ -103,24 +103,6 @@ func TestStemRaisesResemblance(t *testing.T) {
 	f("en", newsEN, newsENEdited, LangEnglish)
 	f("ru", newsRU, newsRUEdited, LangRussian)
 	f("en+ru", newsEN+" "+newsRU, newsENEdited+" "+newsRUEdited, LangEnglish|LangRussian)
-}
-
-// jaccard is the exact resemblance of two sorted sets.
-func jaccard(a, b []uint64) float64 {
-	i, j, inter := 0, 0, 0
-	for i < len(a) && j < len(b) {
-		switch {
-		case a[i] < b[j]:
-			i++
-		case a[i] > b[j]:
-			j++
-		default:
-			inter++
-			i++
-			j++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
 }
 
 // TestStemVersion: stop words and stemming are part of every shingling
