@@ -2,25 +2,20 @@ package offline_test
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/segmentio/kafka-go"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/offline"
 	"github.com/dedupstream/dedupstream/offline/cluster"
 	"github.com/dedupstream/dedupstream/offline/corpus"
 	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/offline/quality"
 	"github.com/dedupstream/dedupstream/state"
-	"github.com/dedupstream/dedupstream/stream"
-	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // TestStreamThenRecluster streams Reuters stories wrapped as labelled
@@ -72,7 +67,7 @@ func checkClosed(t *testing.T, st *state.Store, params lsh.Params, truth map[str
 	f1 := make(map[int]float64)
 	for _, mc := range []int{80, 90, 100, 110, 120} {
 		for _, maximal := range []bool{false, true} {
-			res, err := offline.ClosedClusters(context.Background(), st, minHash(t, params), offline.ClosedOptions{MinCommon: mc, Maximal: maximal})
+			res, err := offline.ClosedClusters(context.Background(), st, streamtest.MinHash(t, params), offline.ClosedOptions{MinCommon: mc, Maximal: maximal})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -155,52 +150,14 @@ func labelledPages(t *testing.T, stories int) []gen.Page {
 	return pages
 }
 
-// streamPages runs the pipeline over pages until all are stored in dir.
+// streamPages runs the pipeline over pages (2 partitions) until all are stored in dir.
 func streamPages(t *testing.T, pages []gen.Page, dir string, params lsh.Params) {
 	t.Helper()
-	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2})
-	if err != nil {
-		t.Fatal(err)
+	msgs := make([]kafka.Message, len(pages))
+	for i, p := range pages {
+		msgs[i] = streamtest.Page(p.ID, p.URL, p.HTML)
 	}
-	defer b.Close()
-	w := &kafka.Writer{Addr: kafka.TCP(b.Addr()), Topic: "pages", Balancer: &kafka.Hash{}, BatchTimeout: time.Millisecond}
-	for _, p := range pages {
-		v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML})
-		if err := w.WriteMessages(context.Background(), kafka.Message{Key: []byte(p.ID), Value: v}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	w.Close()
-	var cfg stream.Config
-	cfg.Kafka.Brokers = []string{b.Addr()}
-	cfg.EnsureDefaults()
-	st, err := state.Open(state.Options{Dir: dir, SketchVersion: params.Version()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := stream.New(cfg, stream.Deps{Logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)),
-		Cleaner: clean.New(clean.Options{}), Method: minHash(t, params), Index: st})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
-	for deadline := time.Now().Add(2 * time.Minute); p.Counts().Records < int64(len(pages)); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("stream processed %d of %d", p.Counts().Records, len(pages))
-		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.Close(); err != nil {
-		t.Fatal(err)
-	}
+	streamtest.Store(t, dir, streamtest.MinHash(t, params), 2, msgs)
 }
 
 // corpusPath finds a real corpus in ../shared/corpora beside the repository,
@@ -212,16 +169,4 @@ func corpusPath(t *testing.T, name string) string {
 		t.Skip(err)
 	}
 	return p
-}
-
-// minHash is the minhash Method of params, as the stream runs it.
-func minHash(t *testing.T, p lsh.Params) lsh.Method {
-	t.Helper()
-	c := lsh.Config{Method: lsh.MethodMinHash, Params: p}
-	c.EnsureDefaults()
-	m, err := lsh.NewMethod(c, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }

@@ -1,7 +1,6 @@
 package stream_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 	"unicode"
@@ -13,6 +12,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/corpus"
 	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // pageSet is what a test produced: the pages by id, in production order.
@@ -33,8 +33,7 @@ func (s *pageSet) messages() []kafka.Message {
 	msgs := make([]kafka.Message, 0, len(s.order))
 	for _, id := range s.order {
 		p := s.pages[id]
-		v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML})
-		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
+		msgs = append(msgs, streamtest.Page(p.ID, p.URL, p.HTML))
 	}
 	return msgs
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 	"github.com/segmentio/kafka-go"
 )
 
@@ -90,8 +90,7 @@ func streamGenerated(t *testing.T, n int, seed uint64, group, method string) (Co
 	var truth strings.Builder
 	for range n {
 		p := g.Next()
-		v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML})
-		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v})
+		msgs = append(msgs, streamtest.Page(p.ID, p.URL, p.HTML))
 		truth.WriteString(p.ID + "\t" + p.Origin + "\n")
 	}
 	truthFile := filepath.Join(t.TempDir(), "truth.tsv")

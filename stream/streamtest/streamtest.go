@@ -1,0 +1,100 @@
+// Package streamtest runs the real filter for the tests of packages that read
+// what it stores — the offline re-clustering and its reports: an embedded
+// Kafka-protocol broker on loopback, a Badger state directory, and
+// stream.Pipeline between them, with nothing mocked.
+package streamtest
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+// Deadline bounds one Store call. It is generous because the race detector on
+// a loaded 2-core machine has made a few thousand pages take over a minute.
+const Deadline = 5 * time.Minute
+
+// Store writes msgs to the input topic of a fresh embedded broker with
+// partitions partitions (keys hashed, as Kafka clients do), runs the pipeline
+// with method m until it has processed every message, then stops it and
+// closes pipeline and state, leaving the state in dir.
+func Store(t testing.TB, dir string, m lsh.Method, partitions int, msgs []kafka.Message) {
+	t.Helper()
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: partitions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	w := &kafka.Writer{Addr: kafka.TCP(b.Addr()), Topic: "pages", Balancer: &kafka.Hash{}, BatchTimeout: time.Millisecond}
+	if err := w.WriteMessages(context.Background(), msgs...); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	var cfg stream.Config
+	cfg.Kafka.Brokers = []string{b.Addr()}
+	cfg.EnsureDefaults()
+	st, err := state.Open(state.Options{Dir: dir, SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := stream.New(cfg, stream.Deps{Logger: zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel)),
+		Cleaner: clean.New(clean.Options{}), Method: m, Index: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- p.Run(ctx) }()
+	n := int64(len(msgs))
+	for deadline := time.Now().Add(Deadline); p.Counts().Records < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("stream processed %d of %d messages in %v", p.Counts().Records, n, Deadline)
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// MinHash is the minhash Method of params, as the stream runs it.
+func MinHash(t testing.TB, params lsh.Params) lsh.Method {
+	t.Helper()
+	c := lsh.Config{Method: lsh.MethodMinHash, Params: params}
+	c.EnsureDefaults()
+	m, err := lsh.NewMethod(c, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// Page is the JSON message the filter reads for a page, keyed by its id.
+func Page(id, url, html string) kafka.Message {
+	v, err := json.Marshal(map[string]string{"id": id, "url": url, "html": html})
+	if err != nil {
+		panic(err) // strings always marshal
+	}
+	return kafka.Message{Key: []byte(id), Value: v}
+}
