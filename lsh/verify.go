@@ -50,15 +50,17 @@ func (v VerifyConfig) validate() error {
 
 // verifierConfig returns the Config of c's verifier: c's shingling, seed and
 // containment with the verifier's method, num_perm and threshold, and that
-// method's own defaults for the rest (its keys are never used).
+// method's own defaults for the rest. Its keys are never indexed, so they are
+// fixed (one band; one bottom-k key) rather than derived from the threshold,
+// which would put the threshold into the version.
 func (c Config) verifierConfig() Config {
 	v := Config{Method: c.Verify.Method, Params: c.Params, ShingleOffset: c.ShingleOffset,
 		CharNgrams: c.CharNgrams, StopWords: c.StopWords, Stem: c.Stem, Containment: c.Containment,
-		Full: c.Full, ModM: c.ModM}
-	v.Params.Bands, v.Params.Rows = 0, 0
+		Full: c.Full, ModM: c.ModM, BottomK: BottomKParams{Keys: 1}}
 	if c.Verify.NumPerm > 0 {
 		v.Params.NumPerm = c.Verify.NumPerm
 	}
+	v.Params.Bands, v.Params.Rows = 1, v.Params.NumPerm
 	if c.Verify.Threshold > 0 {
 		v.Params.Threshold = c.Verify.Threshold
 	}
