@@ -44,6 +44,9 @@ type Config struct {
 	Full    FullParams    `yaml:"full"`
 	SimHash SimHashParams `yaml:"simhash"`
 	IMatch  IMatchParams  `yaml:"imatch"`
+	// Verify adds a second sketch that must confirm each candidate (see
+	// VerifyConfig); its method is none by default.
+	Verify VerifyConfig `yaml:"verify"`
 }
 
 // BottomKParams configures the bottomk method; its k is Params.NumPerm.
@@ -145,6 +148,7 @@ func (c *Config) EnsureDefaults() {
 	}
 	c.SimHash.ensureDefaults()
 	c.IMatch.ensureDefaults()
+	c.Verify.ensureDefaults()
 }
 
 // bottomKKeys is the smallest L ≤ k with 1−(1−t)^L ≥ 0.99.
@@ -235,6 +239,14 @@ func (c Config) Validate() error {
 	if !(c.Containment > 0 && c.Containment <= 1) {
 		return fmt.Errorf("sketch.containment: must be in (0, 1], got %g", c.Containment)
 	}
+	if err := c.Verify.validate(); err != nil {
+		return err
+	}
+	if c.Verify.Method != VerifyNone {
+		if err := c.verifierConfig().Validate(); err != nil {
+			return fmt.Errorf("sketch.verify: %w", err)
+		}
+	}
 	switch c.Method {
 	case MethodBottomK:
 		if c.BottomK.Keys < 1 || c.BottomK.Keys > c.Params.NumPerm {
@@ -299,6 +311,19 @@ func NewMethod(c Config, vocab *Vocabulary) (Method, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	finder, err := newMethod(c, vocab)
+	if err != nil || c.Verify.Method == VerifyNone {
+		return finder, err
+	}
+	verifier, err := newMethod(c.verifierConfig(), nil)
+	if err != nil {
+		return nil, fmt.Errorf("sketch.verify: %w", err)
+	}
+	return newVerifyMethod(finder, verifier), nil
+}
+
+// newMethod returns the Method c names, without verification; c is valid.
+func newMethod(c Config, vocab *Vocabulary) (Method, error) {
 	sh := c.Shingling()
 	switch c.Method {
 	case MethodMinHash:

@@ -63,7 +63,9 @@ func allMethods(tb testing.TB, v *Vocabulary) []Method {
 	for _, name := range MethodNames() {
 		ms = append(ms, testMethod(tb, name, Config{}, v))
 	}
-	return append(ms, testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, v))
+	return append(ms, testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, v),
+		testMethod(tb, MethodMinHash, Config{Verify: VerifyConfig{Method: MethodFull}}, v),
+		testMethod(tb, MethodSimHash, Config{Verify: VerifyConfig{Method: MethodBottomK}}, v))
 }
 
 func TestMethodVersions(t *testing.T) {

@@ -15,9 +15,15 @@ var ErrNoFingerprints = errors.New("lsh: sketch holds no shingle fingerprints")
 // the encoded sketch, derived from the sketch alone: an offline pass looks a
 // stored document up without its text. A simhash fingerprint of 0 is taken for
 // the empty document (no keys); a document's real fingerprint is 0 with
-// probability 2⁻⁶⁴.
+// probability 2⁻⁶⁴. With sketch.verify the keys are the finder's.
 func KeysOf(m Method, dst []uint64, sketch []byte) ([]uint64, error) {
 	switch m := m.(type) {
+	case *verifyMethod:
+		f, _, err := splitVerify(sketch)
+		if err != nil {
+			return dst, err
+		}
+		return KeysOf(m.finder, dst, f)
 	case *minHashMethod:
 		sig, err := signatureOf(sketch, m.s.p.NumPerm)
 		if err != nil || empty(sig) {
@@ -75,10 +81,17 @@ func KeysOf(m Method, dst []uint64, sketch []byte) ([]uint64, error) {
 // bottomk, modm and full the stored fingerprints. Two documents' lists share a
 // value exactly when their sketches agree in that fingerprint, so the number of
 // values they share is their number of common fingerprints. It returns
-// ErrNoFingerprints for simhash and imatch.
+// ErrNoFingerprints for simhash and imatch. With sketch.verify they are the
+// verifier's, the larger or exact sample.
 func Fingerprints(m Method, dst []uint64, sketch []byte) ([]uint64, error) {
 	n := 0
 	switch m := m.(type) {
+	case *verifyMethod:
+		_, v, err := splitVerify(sketch)
+		if err != nil {
+			return dst, err
+		}
+		return Fingerprints(m.verifier, dst, v)
 	case *minHashMethod:
 		n = m.s.p.NumPerm
 	case *ophMethod:

@@ -1,6 +1,7 @@
 package offline_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/dedupstream/dedupstream/lsh"
@@ -36,6 +37,9 @@ func methodOf(t *testing.T, name string, docs []eval.Doc) lsh.Method {
 		vb.Add(d.Text)
 	}
 	c := lsh.Config{Method: name}
+	if finder, verifier, ok := strings.Cut(name, "+"); ok { // "minhash+full": minhash verified by full
+		c.Method, c.Verify.Method = finder, verifier
+	}
 	c.EnsureDefaults()
 	m, err := lsh.NewMethod(c, vb.Vocabulary())
 	if err != nil {

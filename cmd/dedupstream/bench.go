@@ -38,6 +38,8 @@ type benchOptions struct {
 	memtable    int64
 	memtables   int
 	memoryLimit int64
+	verify      string // sketch.verify.method of the filter run
+	verifyPerm  int    // sketch.verify.num_perm
 }
 
 // cmdBench measures the filter end to end: it produces documents to a broker
@@ -149,6 +151,8 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")
 	fs.IntVar(&o.memtables, "num-memtables", 0, "state.num_memtables of the filter run (0: the default)")
 	fs.Int64Var(&o.memoryLimit, "memory-limit", 0, "memory_limit (Go soft memory limit, bytes) of the filter run; 0: none")
+	fs.StringVar(&o.verify, "verify", "", "sketch.verify.method of the filter run: none, full, bottomk, modm, minhash, oph (default none)")
+	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
 	if err := parse(fs, args); err != nil {
 		return o, err
@@ -185,6 +189,7 @@ func benchConfig(addr string, o benchOptions, output, group string) Config {
 	cfg.Kafka.Input, cfg.Kafka.Output, cfg.Kafka.DeadLetter = "bench", output, "bench.dlq"
 	cfg.Kafka.Group = group
 	cfg.Batch.Size = o.batch
+	cfg.Sketch.Verify.Method, cfg.Sketch.Verify.NumPerm = o.verify, o.verifyPerm
 	cfg.ensureDefaults()
 	cfg.Admin.Listen = ""
 	return cfg

@@ -109,6 +109,9 @@ func (c *Config) validateRecord() error {
 	if c.Sketch.Method != lsh.MethodMinHash {
 		errs = append(errs, fmt.Errorf("sketch.method: record mode sketches each field with MinHash; leave it minhash, got %q", c.Sketch.Method))
 	}
+	if c.Sketch.Verify.Method != "" && c.Sketch.Verify.Method != lsh.VerifyNone {
+		errs = append(errs, fmt.Errorf("sketch.verify.method: record mode verifies with its weighted field similarity; leave it none, got %q", c.Sketch.Verify.Method))
+	}
 	// Record fields carry their own shingle settings; the page shingling
 	// options would be silently ignored, so they are refused instead.
 	if c.Sketch.StopWords != "" && c.Sketch.StopWords != "none" || c.Sketch.Stem != "" && c.Sketch.Stem != "none" {

@@ -97,4 +97,6 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	f("", "DEDUPSTREAM_NO_SUCH_KEY=1", "DEDUPSTREAM_NO_SUCH_KEY")
 	f("log:\n  format: xml\n", "", "log.format")
 	f("state:\n  max_bucket: -3\n", "", "state.max_bucket")
+	f("sketch:\n  verify:\n    method: simhash\n", "", "sketch.verify.method")
+	f("", "DEDUPSTREAM_SKETCH_VERIFY_THRESHOLD=1.2", "sketch.verify.threshold")
 }

@@ -21,6 +21,7 @@ type evalOptions struct {
 	limit                int
 	sketch               lsh.Config // base sketch configuration (--config, env, --stopwords, --stem)
 	methods              []string
+	verifiers            []string // sketch.verify.method of each run; nil → the configured one
 	thresholds           []float64
 	algorithm            string
 }
@@ -37,7 +38,7 @@ func cmdEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows, err := eval.Run(docs, truth, eval.Options{Methods: o.methods, Thresholds: o.thresholds, Algorithm: o.algorithm, Config: o.sketch})
+	rows, err := evalRows(docs, truth, o)
 	if err != nil {
 		return err
 	}
@@ -45,9 +46,27 @@ func cmdEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	return eval.WriteMarkdown(stdout, rows)
 }
 
+// evalRows runs eval.Run once per verifier, or once with the configured one.
+func evalRows(docs []eval.Doc, truth eval.TruthFunc, o evalOptions) ([]eval.Row, error) {
+	opts := eval.Options{Methods: o.methods, Thresholds: o.thresholds, Algorithm: o.algorithm, Config: o.sketch}
+	if len(o.verifiers) == 0 {
+		return eval.Run(docs, truth, opts)
+	}
+	var rows []eval.Row
+	for _, v := range o.verifiers {
+		opts.Config.Verify.Method = v
+		r, err := eval.Run(docs, truth, opts)
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
 func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 	var o evalOptions
-	var methods, thresholds, config, stopwords, stem string
+	var methods, verifiers, thresholds, config, stopwords, stem string
 	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&config, "config", "", "YAML configuration whose sketch section (with DEDUPSTREAM_SKETCH_* overrides) is the base of every run; method and threshold come from the flags")
@@ -58,6 +77,8 @@ func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 	fs.StringVar(&o.corpus, "corpus", "", "real corpus instead; the truth is the exact oracle's pairs at each threshold")
 	fs.IntVar(&o.limit, "limit", 5000, "documents to read from --corpus (0: all)")
 	fs.StringVar(&methods, "methods", "minhash", "comma-separated sketch methods (minhash, oph, bottomk, modm, full, supershingle, simhash, imatch)")
+	fs.StringVar(&verifiers, "verify", "", "comma-separated sketch.verify methods to run each method with (none, full, bottomk, modm, minhash, oph); default: the configured one")
+	fs.IntVar(&o.sketch.Verify.NumPerm, "verify-num-perm", 0, "sketch.verify.num_perm (k of a bottomk verifier); 0: the configured one")
 	fs.StringVar(&thresholds, "thresholds", "0.8", "comma-separated similarity thresholds")
 	fs.StringVar(&o.algorithm, "algorithm", "components", "clustering of the verified pairs (components, center, merge-center, star, ...)")
 	if err := parse(fs, args); err != nil {
@@ -67,7 +88,14 @@ func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 	if err != nil {
 		return o, err
 	}
+	verifyPerm := o.sketch.Verify.NumPerm
 	o.sketch = cfg.Sketch
+	if verifyPerm != 0 {
+		o.sketch.Verify.NumPerm = verifyPerm
+	}
+	if verifiers != "" {
+		o.verifiers = strings.Split(verifiers, ",")
+	}
 	if stopwords != "" {
 		o.sketch.StopWords = stopwords
 	}

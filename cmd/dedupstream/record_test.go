@@ -41,6 +41,13 @@ func TestRecordConfig(t *testing.T) {
 		t.Errorf("record mode with stemming: %v", err)
 	}
 	fs, load = flagSet("run", os.Stderr)
+	if err := fs.Parse([]string{"--config", tempFile(t, "v.yaml", "sketch:\n  verify:\n    method: full\n")}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load(); err == nil || !strings.Contains(err.Error(), "sketch.verify.method: record mode") {
+		t.Errorf("record mode with verify: %v", err)
+	}
+	fs, load = flagSet("run", os.Stderr)
 	if err := fs.Parse([]string{"--config", tempFile(t, "d.yaml", "record:\n  fields:\n    - {name: t, kind: date}\n")}); err != nil {
 		t.Fatal(err)
 	}

@@ -44,6 +44,10 @@ type Row struct {
 	PairF1    float64
 	Scores    quality.Scores // found clusters against the true clusters
 	Elapsed   time.Duration  // sketch, lookup and verify (not clustering, not scoring)
+	// SketchBytes and Keys total the encoded sketches and the distinct index
+	// keys of all documents: what state stores per document, but for
+	// Badger's overhead.
+	SketchBytes, Keys int64
 }
 
 // Run evaluates every method at every threshold over docs, in order.
@@ -96,12 +100,12 @@ func runOne(docs []Doc, tr Truth, base lsh.Config, name string, t float64, alg c
 		return Row{}, err
 	}
 	start := time.Now()
-	edges, compared, err := Verify(m, docs)
+	edges, st, err := verify(m, docs)
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Method: name, Version: m.Version(), Threshold: t, Verified: len(edges), Compared: compared,
-		Elapsed: time.Since(start)}
+	row := Row{Method: name, Version: m.Version(), Threshold: t, Verified: len(edges), Compared: st.compared,
+		Elapsed: time.Since(start), SketchBytes: st.sketchBytes, Keys: st.keys}
 	if err := row.score(docs, edges, tr, alg); err != nil {
 		return Row{}, err
 	}
@@ -141,27 +145,40 @@ func (r *Row) score(docs []Doc, edges []cluster.Edge, tr Truth, alg cluster.Algo
 // candidate whose Compare says Near becomes an edge (earlier, later) weighted by the
 // estimated resemblance. It returns the edges and the number of comparisons.
 func Verify(m lsh.Method, docs []Doc) ([]cluster.Edge, int64, error) {
+	edges, st, err := verify(m, docs)
+	return edges, st.compared, err
+}
+
+// verifyStats counts a Verify run's work and sizes.
+type verifyStats struct {
+	compared          int64
+	sketchBytes, keys int64
+}
+
+func verify(m lsh.Method, docs []Doc) ([]cluster.Edge, verifyStats, error) {
 	index := make(map[uint64][]int32)
 	sketches := make([][]byte, len(docs))
 	seen := make([]int32, len(docs)) // seen[j] == i+1: j already compared with i
 	var sc lsh.Scratch
 	var keys []uint64
 	var edges []cluster.Edge
-	var compared int64
+	var st verifyStats
 	for i, d := range docs {
 		sketches[i], keys = m.Sketch(&sc, d.Text, nil, keys[:0])
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
+		st.sketchBytes += int64(len(sketches[i]))
+		st.keys += int64(len(keys))
 		for _, k := range keys {
 			for _, j := range index[k] {
 				if seen[j] == int32(i+1) {
 					continue
 				}
 				seen[j] = int32(i + 1)
-				compared++
+				st.compared++
 				est, err := m.Compare(sketches[j], sketches[i])
 				if err != nil {
-					return nil, 0, err
+					return nil, st, err
 				}
 				if est.Near {
 					edges = append(edges, cluster.Edge{U: j, V: int32(i), W: float32(est.Resemblance)})
@@ -172,5 +189,5 @@ func Verify(m lsh.Method, docs []Doc) ([]cluster.Edge, int64, error) {
 			index[k] = append(index[k], int32(i))
 		}
 	}
-	return edges, compared, nil
+	return edges, st, nil
 }

@@ -11,17 +11,18 @@ import (
 // clustering against the true one.
 func WriteMarkdown(w io.Writer, rows []Row) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintln(bw, "| method | sketch | threshold | verified pairs | true pairs | pair P | pair R | pair F1 | Pr | Re | F1 | CPr | docs/s |")
-	fmt.Fprintln(bw, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(bw, "| method | sketch | threshold | verified pairs | true pairs | pair P | pair R | pair F1 | Pr | Re | F1 | CPr | docs/s | sketch B/doc | keys/doc |")
+	fmt.Fprintln(bw, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		rate := 0.0
 		if s := r.Elapsed.Seconds(); s > 0 {
 			rate = float64(r.Scores.Docs) / s
 		}
 		s := r.Scores
-		fmt.Fprintf(bw, "| %s | `%s` | %.2f | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f |\n",
+		perDoc := func(n int64) float64 { return float64(n) / float64(max(1, s.Docs)) }
+		fmt.Fprintf(bw, "| %s | `%s` | %.2f | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.0f | %.1f |\n",
 			r.Method, r.Version, r.Threshold, r.Pairs.Ours, r.Pairs.Theirs, r.PairP, r.PairR, r.PairF1,
-			s.Precision, s.Recall, s.F1, s.CPr, rate)
+			s.Precision, s.Recall, s.F1, s.CPr, rate, perDoc(r.SketchBytes), perDoc(r.Keys))
 	}
 	return bw.Flush()
 }
