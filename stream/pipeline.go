@@ -51,7 +51,9 @@ type Pipeline struct {
 	writer *kafka.Writer
 	sec    Security
 	m      *metrics
-	pool   sync.Pool
+	// lagClient serves SampleLag, from the sampling goroutine only.
+	lagClient *kafka.Client
+	pool      sync.Pool
 
 	running atomic.Bool // Run is fetching (not stopped, not draining)
 	member  membership  // the reader is a member of the consumer group
@@ -242,6 +244,9 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 
 // Close closes the Kafka reader and writer. The index is the caller's to close.
 func (p *Pipeline) Close() error {
+	if p.lagClient != nil {
+		p.lagClient.Transport.(*kafka.Transport).CloseIdleConnections()
+	}
 	return errors.Join(p.reader.Close(), p.writer.Close())
 }
 

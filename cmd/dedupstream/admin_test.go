@@ -6,10 +6,13 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/stream"
 )
 
 // TestMetricsAddUp runs the filter with its admin port, scrapes /metrics while
@@ -50,6 +53,57 @@ func TestMetricsAddUp(t *testing.T) {
 	if code := httpStatus(t, base+"/readyz"); code != http.StatusServiceUnavailable {
 		t.Errorf("/readyz = %d after stop, want 503", code)
 	}
+	closeFilter(t, a)
+}
+
+// TestLagGrowsWhileStalled holds the filter's first commit and produces more
+// input: the consumer-lag gauge, sampled from the brokers on the state
+// ticker, grows past anything the stalled pipeline's own fetches saw though
+// nothing commits, and returns to 0 once the commit is released.
+func TestLagGrowsWhileStalled(t *testing.T) {
+	addr, cfg := testBroker(t, 1, "lag-test")
+	cfg.Admin.StateInterval = 20 * time.Millisecond
+	cfg.Batch.Size = 50
+	in := metricsInput(200, 0)
+	if err := produce(context.Background(), addr, "pages", in[:100]); err != nil {
+		t.Fatal(err)
+	}
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	hold := func(d *stream.Deps) {
+		d.AfterStage = func(stage string, _ int) error {
+			if stage == "committed" {
+				once.Do(func() { close(held); <-release })
+			}
+			return nil
+		}
+	}
+	a, stop := startFilter(t, cfg, hold)
+	select {
+	case <-held:
+	case <-time.After(time.Minute):
+		t.Fatal("the filter never committed a batch")
+	}
+	if err := produce(context.Background(), addr, "pages", in[100:]); err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + a.ln.Addr().String()
+	const lag = `dedupstream_consumer_lag_records{partition="0"}`
+	// Before the stall the pipeline had fetched at most the first 100 records,
+	// so only the brokers' watermark (200) can put the lag above 100.
+	for deadline := time.Now().Add(30 * time.Second); scrape(t, base)[lag] <= 100; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("lag %v while stalled, want > 100", scrape(t, base)[lag])
+		}
+	}
+	close(release)
+	waitRecords(t, a, len(in))
+	for deadline := time.Now().Add(30 * time.Second); scrape(t, base)[lag] != 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("lag %v after all is consumed, want 0", scrape(t, base)[lag])
+		}
+	}
+	stop()
 	closeFilter(t, a)
 }
 

@@ -70,7 +70,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		return nil, errors.Join(err, store.Close())
 	}
 	a := &app{cfg: cfg, log: log, method: method, store: store, pipe: pipe, reg: reg}
-	a.gauges = startStateGauges(reg, store, cfg.Admin.StateInterval)
+	a.gauges = startStateGauges(reg, store, cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {
 		if err := a.listenAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())
@@ -137,14 +137,24 @@ func (a *app) run(ctx context.Context) error {
 	return a.pipe.Run(ctx)
 }
 
+// sampleLag refreshes the consumer-lag gauge from the brokers; it runs on
+// the state-sampling ticker, so the lag keeps growing while nothing commits.
+func (a *app) sampleLag() {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := a.pipe.SampleLag(ctx); err != nil {
+		a.log.Debug("consumer lag not sampled", zap.Error(err))
+	}
+}
+
 // close stops in order: pipeline (leave the group, flush), state, admin.
 func (a *app) close() error {
 	var errs []error
+	if a.gauges != nil { // first: its sampling uses the pipeline and the store
+		a.gauges.close()
+	}
 	if a.pipe != nil {
 		errs = append(errs, a.pipe.Close())
-	}
-	if a.gauges != nil {
-		a.gauges.close()
 	}
 	if a.store != nil {
 		errs = append(errs, a.store.Close())

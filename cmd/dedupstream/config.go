@@ -40,7 +40,8 @@ type Config struct {
 type AdminConfig struct {
 	// Listen is host:port; empty disables the admin server.
 	Listen string `yaml:"listen"`
-	// StateInterval is how often dedupstream_state_bytes is sampled.
+	// StateInterval is how often dedupstream_state_bytes and the consumer lag
+	// are sampled.
 	StateInterval time.Duration `yaml:"state_interval"`
 }
 

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 	"github.com/dedupstream/dedupstream/stream/streamtest"
-	"github.com/segmentio/kafka-go"
 )
 
 // testBroker starts an embedded broker with the default topics and returns a
@@ -37,11 +37,11 @@ func testBroker(t *testing.T, partitions int, group string) (string, Config) {
 	return b.Addr(), cfg
 }
 
-// startFilter builds the filter on cfg and runs it; stop cancels it and waits
-// for Run to return. Closing it (a.close) is the caller's.
-func startFilter(t *testing.T, cfg Config) (a *app, stop func()) {
+// startFilter builds the filter on cfg (and opts) and runs it; stop cancels
+// it and waits for Run to return. Closing it (a.close) is the caller's.
+func startFilter(t *testing.T, cfg Config, opts ...appOption) (a *app, stop func()) {
 	t.Helper()
-	a, err := newApp(cfg, zaptest.NewLogger(t))
+	a, err := newApp(cfg, zaptest.NewLogger(t), opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,8 @@ import (
 
 // stateGauges publishes the size of the state, sampled on a ticker (Stats
 // lists Badger's tables and the value-log directory: too slow for every
-// scrape of a busy filter). Its goroutine runs from start until close.
+// scrape of a busy filter), and calls also on every tick. Its goroutine runs
+// from start until close.
 type stateGauges struct {
 	bytes *prometheus.GaugeVec
 	docs  prometheus.Gauge
@@ -20,7 +21,7 @@ type stateGauges struct {
 	done  chan struct{}
 }
 
-func startStateGauges(reg prometheus.Registerer, store *state.Store, every time.Duration) *stateGauges {
+func startStateGauges(reg prometheus.Registerer, store *state.Store, every time.Duration, also func()) *stateGauges {
 	g := &stateGauges{
 		bytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "dedupstream_state_bytes",
@@ -47,6 +48,9 @@ func startStateGauges(reg prometheus.Registerer, store *state.Store, every time.
 				return
 			case <-t.C:
 				g.sample(store.Stats())
+				if also != nil {
+					also()
+				}
 			}
 		}
 	}()

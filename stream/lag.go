@@ -1,0 +1,66 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// SampleLag asks the brokers for the input topic's high watermarks and the
+// group's committed offsets and sets dedupstream_consumer_lag_records of every
+// partition to their difference. The pipeline also sets the gauge at each
+// commit, from the watermarks its fetches saw; sampling from the side keeps
+// the lag growing while the filter is stalled or its partitions are not
+// assigned, when no commit happens — which is when an alert on lag matters.
+// A partition with no committed offset counts from its first offset.
+func (p *Pipeline) SampleLag(ctx context.Context) error {
+	if p.lagClient == nil {
+		p.lagClient = &kafka.Client{Addr: kafka.TCP(p.cfg.Kafka.Brokers...), Timeout: 5 * time.Second,
+			Transport: p.sec.transport(p.cfg.Kafka.ClientID)}
+	}
+	c, topic := p.lagClient, p.cfg.Kafka.Input
+	meta, err := c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
+	if err != nil {
+		return fmt.Errorf("lag: metadata: %w", err)
+	}
+	if len(meta.Topics) != 1 || meta.Topics[0].Error != nil {
+		return fmt.Errorf("lag: metadata of %s: %v", topic, meta.Topics)
+	}
+	var parts []int
+	var reqs []kafka.OffsetRequest
+	for _, part := range meta.Topics[0].Partitions {
+		parts = append(parts, part.ID)
+		reqs = append(reqs, kafka.FirstOffsetOf(part.ID), kafka.LastOffsetOf(part.ID))
+	}
+	offs, err := c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
+	if err != nil {
+		return fmt.Errorf("lag: list offsets: %w", err)
+	}
+	committed, err := c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: p.cfg.Kafka.Group, Topics: map[string][]int{topic: parts}})
+	if err != nil {
+		return fmt.Errorf("lag: offset fetch: %w", err)
+	}
+	if committed.Error != nil {
+		return fmt.Errorf("lag: offset fetch: %w", committed.Error)
+	}
+	done := make(map[int]int64, len(parts))
+	for _, cp := range committed.Topics[topic] {
+		if cp.Error == nil && cp.CommittedOffset >= 0 {
+			done[cp.Partition] = cp.CommittedOffset
+		}
+	}
+	for _, po := range offs.Topics[topic] {
+		if po.Error != nil {
+			continue
+		}
+		from, ok := done[po.Partition]
+		if !ok {
+			from = po.FirstOffset
+		}
+		p.m.lag.WithLabelValues(strconv.Itoa(po.Partition)).Set(float64(max(po.LastOffset-from, 0)))
+	}
+	return nil
+}
