@@ -211,23 +211,5 @@ func flatten(n int, sets []ClosedSet) cluster.Clustering {
 			next++
 		}
 	}
-	return relabel(labels, int(next))
-}
-
-// relabel numbers the clusters of labels (each in [0, k)) in the order of
-// their earliest node, in place, as cluster.Clustering requires.
-func relabel(labels []int32, k int) cluster.Clustering {
-	remap := make([]int32, k)
-	for i := range remap {
-		remap[i] = -1
-	}
-	n := int32(0)
-	for u, l := range labels {
-		if remap[l] < 0 {
-			remap[l] = n
-			n++
-		}
-		labels[u] = remap[l]
-	}
-	return cluster.Clustering{Labels: labels, K: int(n)}
+	return cluster.FromLabels(labels, int(next))
 }

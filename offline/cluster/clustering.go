@@ -50,6 +50,11 @@ func (c Clustering) Clusters() [][]int32 {
 	return out
 }
 
+// FromLabels makes a Clustering of any labelling of the nodes (each label in
+// [0, k)): the labels are renumbered in place in the order of each cluster's
+// smallest node, as Clustering requires.
+func FromLabels(labels []int32, k int) Clustering { return newClustering(labels, k, nil) }
+
 // newClustering relabels labels in place so that clusters are numbered in order of their
 // smallest node. Every label must be in [0, maxLabel). centres may be nil; it is sorted in
 // place and kept.
