@@ -38,6 +38,7 @@ type benchOptions struct {
 	memtable    int64
 	memtables   int
 	memoryLimit int64
+	method      string // sketch.method of the filter run
 	verify      string // sketch.verify.method of the filter run
 	verifyPerm  int    // sketch.verify.num_perm
 }
@@ -151,6 +152,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")
 	fs.IntVar(&o.memtables, "num-memtables", 0, "state.num_memtables of the filter run (0: the default)")
 	fs.Int64Var(&o.memoryLimit, "memory-limit", 0, "memory_limit (Go soft memory limit, bytes) of the filter run; 0: none")
+	fs.StringVar(&o.method, "method", "", "sketch.method of the filter run: minhash, oph, bottomk, modm, full, supershingle, simhash (default minhash; imatch needs a vocabulary)")
 	fs.StringVar(&o.verify, "verify", "", "sketch.verify.method of the filter run: none, full, bottomk, modm, minhash, oph (default none)")
 	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
@@ -181,6 +183,7 @@ type benchRun struct {
 	stateB   int64         // bytes on disk after close
 	stateDoc uint64        // documents stored
 	stages   string        // seconds per pipeline stage, from the metrics
+	sketch   string        // the filter's sketch version
 }
 
 func benchConfig(addr string, o benchOptions, output, group string) Config {
@@ -189,6 +192,7 @@ func benchConfig(addr string, o benchOptions, output, group string) Config {
 	cfg.Kafka.Input, cfg.Kafka.Output, cfg.Kafka.DeadLetter = "bench", output, "bench.dlq"
 	cfg.Kafka.Group = group
 	cfg.Batch.Size = o.batch
+	cfg.Sketch.Method = o.method
 	cfg.Sketch.Verify.Method, cfg.Sketch.Verify.NumPerm = o.verify, o.verifyPerm
 	cfg.ensureDefaults()
 	cfg.Admin.Listen = ""
@@ -236,6 +240,7 @@ func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string
 	}
 	run.stateDoc = a.store.Stats().Docs
 	run.stages = stageSeconds(a.reg)
+	run.sketch = a.method.Version()
 	if cerr := a.close(); err == nil {
 		err = cerr
 	}
@@ -358,8 +363,8 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 		latRate = fmt.Sprintf("%.0f", lrun.produced)
 	}
 	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s", latRate, ms(floor, 0.5), ms(floor, 0.99), ms(floor, 1))
-	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s\n",
-		ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1))
+	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s sketch=%s\n",
+		ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1), run.sketch)
 }
 
 // stageSeconds sums dedupstream_stage_duration_seconds by stage.

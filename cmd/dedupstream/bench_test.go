@@ -75,6 +75,32 @@ func TestBenchCommand(t *testing.T) {
 	}
 }
 
+// TestBenchMethod: --method picks the filter's sketch method, and the
+// summary names the sketch it ran.
+func TestBenchMethod(t *testing.T) {
+	dir := t.TempDir()
+	g := gen.New(gen.Options{Seed: 4, CopyRate: -1})
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(dir, "p"+strconv.Itoa(i)+".html"), []byte(g.Next().HTML), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := embedded.Start(embedded.Options{Partitions: 2, Topics: []string{"bench", "bench.out", "bench.dlq"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var out, errb bytes.Buffer
+	if rc := realMain([]string{"bench", "--corpus", dir, "--brokers", b.Addr(), "--docs", "200",
+		"--latency-docs", "0", "--passthrough=false", "--method", "oph"}, &out, &errb); rc != 0 {
+		t.Fatalf("bench exited %d: %s\n%s", rc, errb.String(), out.String())
+	}
+	sum := summaryFields(t, out.String())
+	if !strings.HasPrefix(sum["sketch"], "oph128-") || sum["stored"] != "200" {
+		t.Errorf("summary sketch=%q stored=%q, want oph128-… and 200:\n%s", sum["sketch"], sum["stored"], out.String())
+	}
+}
+
 // summaryFields parses the bench's "summary:" line.
 func summaryFields(t *testing.T, out string) map[string]string {
 	t.Helper()
