@@ -20,7 +20,7 @@ type Options struct {
 	Threshold float64
 	// WriteBack stores each document's new cluster id in state.
 	WriteBack bool
-	// Progress, if set, is called every 1,000 documents read (the scan and the
+	// Progress, if set, is called every 10,000 documents read (the scan and the
 	// candidate verification are one pass).
 	Progress func(docs int)
 }

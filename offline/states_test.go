@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/offline/eval"
 	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/state"
@@ -16,16 +15,13 @@ import (
 func genDocs(t *testing.T, n int, seed uint64) ([]eval.Doc, map[string]string) {
 	t.Helper()
 	g := gen.New(gen.Options{Seed: seed, CopyRate: 0.4, EditRate: 0.01})
-	c := clean.New(clean.Options{})
-	docs := make([]eval.Doc, 0, n)
+	pages := make([]gen.Page, n)
 	truth := make(map[string]string, n)
-	for range n {
-		p := g.Next()
-		text, _ := c.HTML(nil, []byte(p.HTML))
-		docs = append(docs, eval.Doc{ID: p.ID, Text: text})
-		truth[p.ID] = p.Origin
+	for i := range pages {
+		pages[i] = g.Next()
+		truth[pages[i].ID] = pages[i].Origin
 	}
-	return docs, truth
+	return eval.CleanPages(pages), truth
 }
 
 // methodOf builds a method with default parameters (imatch with a vocabulary

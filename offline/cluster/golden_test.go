@@ -1,6 +1,9 @@
 package cluster
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // Every expected clustering here was worked out by hand from the algorithm's definition.
 
@@ -88,7 +91,7 @@ func TestOnlineStarDiffersFromStar(t *testing.T) {
 		if !s.Step() {
 			t.Fatalf("step %d: Step returned false", step)
 		}
-		if got := s.Clustering().Centres; !equalInt32(got, want) {
+		if got := s.Clustering().Centres; !slices.Equal(got, want) {
 			t.Errorf("after inserting %d: centres %v, want %v", step, got, want)
 		}
 	}
@@ -186,16 +189,4 @@ func TestByName(t *testing.T) {
 	if got := len(Names()); got != 8 {
 		t.Errorf("%d names, want 8", got)
 	}
-}
-
-func equalInt32(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

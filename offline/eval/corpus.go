@@ -5,6 +5,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/offline/corpus"
 	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/oracle"
 )
 
 // Doc is one document to evaluate: its id and its cleaned (normalised) text.
@@ -39,12 +40,11 @@ func CleanPages(pages []gen.Page) []Doc {
 
 // Sets returns the sorted word-5-shingle sets of the documents.
 func Sets(docs []Doc) [][]uint64 {
-	sh := words5
-	sets := make([][]uint64, len(docs))
+	texts := make([][]byte, len(docs))
 	for i, d := range docs {
-		sets[i] = lsh.SortedSet(sh.Append(nil, d.Text))
+		texts[i] = d.Text
 	}
-	return sets
+	return oracle.Sets(texts, words5)
 }
 
 // CleanCorpus reads up to limit documents (0: all) of a corpus with corpus.Read and

@@ -36,14 +36,13 @@ type Row struct {
 	Method    string
 	Version   string
 	Threshold float64
-	Verified  int   // verified pairs (edges of the similarity graph)
 	Compared  int64 // candidate comparisons
-	Pairs     quality.PairCounts
-	PairP     float64 // verified pairs that are true pairs
-	PairR     float64 // true pairs that were verified
-	PairF1    float64
-	Scores    quality.Scores // found clusters against the true clusters
-	Elapsed   time.Duration  // sketch, lookup and verify (not clustering, not scoring)
+	// Pairs compares the verified pairs (Ours: the edges of the similarity
+	// graph) with the true pairs; its Precision, Recall and F1 are the pair
+	// metrics.
+	Pairs   quality.PairCounts
+	Scores  quality.Scores // found clusters against the true clusters
+	Elapsed time.Duration  // sketch, lookup and verify (not clustering, not scoring)
 	// SketchBytes and Keys total the encoded sketches and the distinct index
 	// keys of all documents: what state stores per document, but for
 	// Badger's overhead.
@@ -104,7 +103,7 @@ func runOne(docs []Doc, tr Truth, base lsh.Config, name string, t float64, alg c
 	if err != nil {
 		return Row{}, err
 	}
-	row := Row{Method: name, Version: m.Version(), Threshold: t, Verified: len(edges), Compared: st.compared,
+	row := Row{Method: name, Version: m.Version(), Threshold: t, Compared: st.compared,
 		Elapsed: time.Since(start), SketchBytes: st.sketchBytes, Keys: st.keys}
 	if err := row.score(docs, edges, tr, alg); err != nil {
 		return Row{}, err
@@ -127,7 +126,6 @@ func (r *Row) score(docs []Doc, edges []cluster.Edge, tr Truth, alg cluster.Algo
 		return err
 	}
 	r.Pairs = pc
-	r.PairP, r.PairR, r.PairF1 = pc.Precision(), pc.Recall(), pc.F1()
 	g, err := cluster.NewGraph(len(docs), edges)
 	if err != nil {
 		return err

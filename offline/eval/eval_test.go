@@ -163,18 +163,18 @@ func TestMinHashOnGenerated(t *testing.T) {
 	for _, r := range rows {
 		got[r.Method+"@"+f2(r.Threshold)] = r
 		t.Logf("%s %.2f: pair P %.3f R %.3f; Pr %.3f Re %.3f F1 %.3f CPr %.3f", r.Method, r.Threshold,
-			r.PairP, r.PairR, r.Scores.Precision, r.Scores.Recall, r.Scores.F1, r.Scores.CPr)
+			r.Pairs.Precision(), r.Pairs.Recall(), r.Scores.Precision, r.Scores.Recall, r.Scores.F1, r.Scores.CPr)
 	}
 	for _, k := range []string{"minhash@0.80", "full@0.80"} {
 		r := got[k]
-		if r.PairP < 0.99 || r.Scores.CPr < 0.99 {
-			t.Errorf("%s: pair precision %.3f, CPr %.3f: a pair across distinct originals was verified", k, r.PairP, r.Scores.CPr)
+		if r.Pairs.Precision() < 0.99 || r.Scores.CPr < 0.99 {
+			t.Errorf("%s: pair precision %.3f, CPr %.3f: a pair across distinct originals was verified", k, r.Pairs.Precision(), r.Scores.CPr)
 		}
-		if r.Scores.Recall < 0.93 || r.PairR < 0.5 {
-			t.Errorf("%s: cluster recall %.3f, pair recall %.3f: copies at resemblance ≥ 0.8 were missed", k, r.Scores.Recall, r.PairR)
+		if r.Scores.Recall < 0.93 || r.Pairs.Recall() < 0.5 {
+			t.Errorf("%s: cluster recall %.3f, pair recall %.3f: copies at resemblance ≥ 0.8 were missed", k, r.Scores.Recall, r.Pairs.Recall())
 		}
 	}
-	if a, b := got["full@0.95"].PairR, got["full@0.80"].PairR; a >= b {
+	if a, b := got["full@0.95"].Pairs.Recall(), got["full@0.80"].Pairs.Recall(); a >= b {
 		t.Errorf("full: pair recall %.3f at 0.95 is not below %.3f at 0.80", a, b)
 	}
 	if mh, full := got["minhash@0.80"].Scores.F1, got["full@0.80"].Scores.F1; mh < full-0.03 {

@@ -21,7 +21,7 @@ func WriteMarkdown(w io.Writer, rows []Row) error {
 		s := r.Scores
 		perDoc := func(n int64) float64 { return float64(n) / float64(max(1, s.Docs)) }
 		fmt.Fprintf(bw, "| %s | `%s` | %.2f | %d | %d | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.3f | %.0f | %.0f | %.1f |\n",
-			r.Method, r.Version, r.Threshold, r.Pairs.Ours, r.Pairs.Theirs, r.PairP, r.PairR, r.PairF1,
+			r.Method, r.Version, r.Threshold, r.Pairs.Ours, r.Pairs.Theirs, r.Pairs.Precision(), r.Pairs.Recall(), r.Pairs.F1(),
 			s.Precision, s.Recall, s.F1, s.CPr, rate, perDoc(r.SketchBytes), perDoc(r.Keys))
 	}
 	return bw.Flush()

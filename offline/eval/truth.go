@@ -9,15 +9,7 @@ import (
 // Labelled returns the truth of a labelled corpus, the same at every threshold: the
 // clusters of c and every pair of documents in one of them.
 func Labelled(c *quality.Clustering) TruthFunc {
-	var pairs []quality.Pair
-	for _, g := range c.Groups() {
-		for a := range g {
-			for b := a + 1; b < len(g); b++ {
-				pairs = append(pairs, quality.MakePair(g[a], g[b]))
-			}
-		}
-	}
-	tr := Truth{Clusters: c, Pairs: quality.SortPairs(pairs)}
+	tr := Truth{Clusters: c, Pairs: c.Pairs()}
 	return func(float64) (Truth, error) { return tr, nil }
 }
 

@@ -69,7 +69,7 @@ func (l *level) push(beg, mid int, w int32) (same *tx) {
 			return nil
 		}
 		t := &l.txs[k-1]
-		if equal(key, l.items[t.mid:t.end]) {
+		if slices.Equal(key, l.items[t.mid:t.end]) {
 			return t
 		}
 	}
@@ -163,18 +163,6 @@ func hash(s []int32) uint32 {
 		h = (h ^ uint32(v)) * 16777619
 	}
 	return h ^ h>>15
-}
-
-func equal(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // grow returns s resized to n, reallocated only when too small.

@@ -125,13 +125,13 @@ func Build(ctx context.Context, st Store, res *offline.Result, o Options) (*Repo
 	algo, _ := cluster.ByName(o.Algorithm)
 	r := &Report{Algorithm: o.Algorithm, Sketch: o.Sketch, Documents: len(res.Seqs), Created: o.Now().UTC(), Top: o.Top}
 	reps := make(map[uint64]Doc) // representatives, shared across levels
+	g, c := res.Graph, res.Clustering
 	for i, t := range o.Thresholds {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		g, c := res.Graph, res.Clustering
-		if i > 0 {
-			g = res.Graph.AtLeast(t)
+		if i > 0 { // thresholds ascend: filter the previous level's graph
+			g = g.AtLeast(t)
 			c = algo(g)
 		}
 		l, err := newLevel(st, res, t, g, c, reps)
