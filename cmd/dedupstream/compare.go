@@ -42,7 +42,13 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if *vocabPath != "" {
 		cfg.Vocabulary = *vocabPath
 	}
-	method, err := cfg.newMethod()
+	var vocab *lsh.Vocabulary // read once: the configured method and the estimates share it
+	if !cfg.Record.Enabled {
+		if vocab, err = readVocabulary(cfg.Vocabulary); err != nil {
+			return err
+		}
+	}
+	method, err := cfg.methodWith(vocab)
 	if err != nil {
 		return err
 	}
@@ -50,10 +56,6 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 		return compareRecords(stdout, cfg, rm, fs.Arg(0), fs.Arg(1))
 	}
 	docs, err := compareDocs(cfg, method, fs.Arg(0), fs.Arg(1))
-	if err != nil {
-		return err
-	}
-	vocab, err := readVocabulary(cfg.Vocabulary)
 	if err != nil {
 		return err
 	}
@@ -128,20 +130,4 @@ func findStored(cfg Config, method lsh.Method, args []string, docs []compareDoc,
 		}
 	}
 	return nil
-}
-
-func readVocabulary(path string) (*lsh.Vocabulary, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("vocabulary: %w", err)
-	}
-	defer f.Close()
-	v, err := lsh.ReadVocabulary(f)
-	if err != nil {
-		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
-	}
-	return v, nil
 }
