@@ -122,7 +122,8 @@ func (p *proc) waitOutput(s string, d time.Duration) bool {
 	return false
 }
 
-// syncBuffer is a bytes.Buffer safe for the writer and a reader polling it.
+// syncBuffer is a bytes.Buffer safe for concurrent writers (a process, a
+// logger) and a reader polling it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

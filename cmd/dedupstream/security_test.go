@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -94,26 +93,9 @@ func produceSecure(t *testing.T, addr string, sec stream.Security, msgs []kafka.
 	}
 }
 
-// lockedBuffer is an io.Writer safe for the logger's concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func bufferLogger() (*zap.Logger, *lockedBuffer) {
-	buf := new(lockedBuffer)
+// bufferLogger logs JSON at debug level into a buffer the test can read.
+func bufferLogger() (*zap.Logger, *syncBuffer) {
+	buf := new(syncBuffer)
 	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
 	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(buf), zapcore.DebugLevel)), buf
 }
