@@ -60,24 +60,15 @@ func runSecure(t *testing.T, addr string, cfg Config, n int) string {
 	}
 	produceSecure(t, addr, sec, metricsInput(n, 0))
 	log, logs := bufferLogger()
-	a, err := newApp(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.run(ctx) }()
+	a := runFilter(t, cfg, log)
 	for deadline := time.Now().Add(time.Minute); a.pipe.Counts().Forwarded < int64(n); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("forwarded %d of %d; run: %v", a.pipe.Counts().Forwarded, n, <-done)
+			a.cancel()
+			t.Fatalf("forwarded %d of %d; run: %v", a.pipe.Counts().Forwarded, n, <-a.done)
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	closeFilter(t, a)
+	a.stop(t)
+	closeFilter(t, a.app)
 	return logs.String()
 }
 
