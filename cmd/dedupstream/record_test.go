@@ -8,12 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 func TestRecordConfig(t *testing.T) {
@@ -78,18 +76,9 @@ func TestRunRecordMode(t *testing.T) {
 	stop()
 	closeFilter(t, a)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := embedded.ReadAll(ctx, addr, "pages.out")
-	if err != nil {
-		t.Fatal(err)
-	}
 	verdicts := map[string]string{}
-	for _, m := range out {
-		h := map[string]string{}
-		for _, hd := range m.Headers {
-			h[hd.Key] = string(hd.Value)
-		}
+	for _, m := range readTopic(t, addr, "pages.out") {
+		h := headerMap(m)
 		verdicts[string(m.Key)] = h["dedup.verdict"] + " " + h["dedup.of"]
 		if !strings.HasPrefix(h["dedup.sketch"], "record32-") {
 			t.Errorf("%s: dedup.sketch %q", m.Key, h["dedup.sketch"])
