@@ -84,7 +84,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printBench(stdout, o, bytes, pass, run)
+	printBench(stdout, bytes, pass, run)
 	var floor, lpass, lrun *latencyRun
 	if o.latencyDocs > 0 {
 		ld := latencyDocs{src: src, first: o.docs, warm: latencyWarmup, n: o.latencyDocs, rate: o.rate}
@@ -184,6 +184,15 @@ type benchRun struct {
 	stateDoc uint64        // documents stored
 	stages   string        // seconds per pipeline stage, from the metrics
 	sketch   string        // the filter's sketch version
+}
+
+// stateBytesPerDoc is the state's bytes on disk per stored document, "-"
+// with none stored.
+func (r *benchRun) stateBytesPerDoc() string {
+	if r.stateDoc == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", float64(r.stateB)/float64(r.stateDoc))
 }
 
 func benchConfig(addr string, o benchOptions, output, group string) Config {
@@ -304,7 +313,7 @@ func dirSize(dir string) int64 {
 	return n
 }
 
-func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
+func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
 	mb := float64(bytes) / 1e6
 	fmt.Fprintln(w, "\nthroughput mode: all documents produced first, then each pipeline drains the backlog (maximum docs/s)")
 	fmt.Fprintln(w)
@@ -318,11 +327,7 @@ func printBench(w io.Writer, o benchOptions, bytes int64, pass, run *benchRun) {
 	if pass != nil {
 		row("passthrough", pass, "-")
 	}
-	perDoc := "-"
-	if run.stateDoc > 0 {
-		perDoc = fmt.Sprintf("%.0f", float64(run.stateB)/float64(run.stateDoc))
-	}
-	row("dedupstream", run, perDoc)
+	row("dedupstream", run, run.stateBytesPerDoc())
 	if pass != nil {
 		fmt.Fprintf(w, "\nthroughput ratio dedupstream/passthrough: %.2f\n", pass.elapsed.Seconds()/run.elapsed.Seconds())
 	}
@@ -351,13 +356,9 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 		}
 		return fmt.Sprintf("%.1f", percentile(r.lat, q).Seconds()*1e3)
 	}
-	perDoc := "-"
-	if run.stateDoc > 0 {
-		perDoc = fmt.Sprintf("%.0f", float64(run.stateB)/float64(run.stateDoc))
-	}
 	fmt.Fprintf(w, "\nsummary: docs=%d stored=%d pass_docs_s=%s docs_s=%s cpu_s=%.1f peak_rss_mb=%.0f anon_mb=%.0f file_mb=%.0f state_bytes_doc=%s",
 		o.docs, run.stateDoc, rate(pass), rate(run), run.cpu.Seconds(), float64(run.peakRSS)/1e6,
-		float64(run.anon)/1e6, float64(run.file)/1e6, perDoc)
+		float64(run.anon)/1e6, float64(run.file)/1e6, run.stateBytesPerDoc())
 	latRate := "-"
 	if lrun != nil {
 		latRate = fmt.Sprintf("%.0f", lrun.produced)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -131,8 +130,8 @@ func (ld latencyDocs) messages(from, n int, t time.Time) []kafka.Message {
 		if from+k < ld.warm {
 			id = "warm" + strconv.Itoa(i)
 		}
-		v, _ := json.Marshal(map[string]string{"id": id, "body": ld.src.doc(i)}) // strings always marshal
-		msgs[k] = kafka.Message{Key: []byte(id), Value: v, Time: t}
+		msgs[k] = benchMessage(id, ld.src.doc(i))
+		msgs[k].Time = t
 	}
 	return msgs
 }

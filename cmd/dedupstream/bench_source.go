@@ -78,10 +78,9 @@ func produceBench(ctx context.Context, addr string, s *benchSource, o benchOptio
 	var total int64
 	msgs := make([]kafka.Message, 0, 5000)
 	for i := 0; i < o.docs; i++ {
-		id := "d" + strconv.Itoa(i)
-		v, _ := json.Marshal(map[string]string{"id": id, "body": s.doc(i)}) // strings always marshal
-		total += int64(len(v))
-		msgs = append(msgs, kafka.Message{Key: []byte(id), Value: v})
+		m := benchMessage("d"+strconv.Itoa(i), s.doc(i))
+		total += int64(len(m.Value))
+		msgs = append(msgs, m)
 		if len(msgs) == cap(msgs) || i == o.docs-1 {
 			if err := w.WriteMessages(ctx, msgs...); err != nil {
 				return total, fmt.Errorf("produce bench documents: %w", err)
@@ -90,6 +89,13 @@ func produceBench(ctx context.Context, addr string, s *benchSource, o benchOptio
 		}
 	}
 	return total, nil
+}
+
+// benchMessage is a bench document as the JSON record the filter reads,
+// keyed by its id.
+func benchMessage(id, body string) kafka.Message {
+	v, _ := json.Marshal(map[string]string{"id": id, "body": body}) // strings always marshal
+	return kafka.Message{Key: []byte(id), Value: v}
 }
 
 // benchBroker starts "dedupstream broker" as a child process on a free loopback

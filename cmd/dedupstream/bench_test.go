@@ -35,13 +35,7 @@ func TestPercentile(t *testing.T) {
 // TestBenchCommand runs dedupstream bench, both modes, on a small corpus of
 // generated pages against an embedded broker, and checks what it reports.
 func TestBenchCommand(t *testing.T) {
-	dir := t.TempDir()
-	g := gen.New(gen.Options{Seed: 3, CopyRate: -1})
-	for i := range 40 {
-		if err := os.WriteFile(filepath.Join(dir, "p"+strconv.Itoa(i)+".html"), []byte(g.Next().HTML), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := benchCorpus(t, 3, 40)
 	b, err := embedded.Start(embedded.Options{Partitions: 2, Topics: []string{"bench", "bench.out", "bench.pass",
 		"bench.dlq", latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}})
 	if err != nil {
@@ -78,13 +72,7 @@ func TestBenchCommand(t *testing.T) {
 // TestBenchMethod: --method picks the filter's sketch method, and the
 // summary names the sketch it ran.
 func TestBenchMethod(t *testing.T) {
-	dir := t.TempDir()
-	g := gen.New(gen.Options{Seed: 4, CopyRate: -1})
-	for i := range 20 {
-		if err := os.WriteFile(filepath.Join(dir, "p"+strconv.Itoa(i)+".html"), []byte(g.Next().HTML), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	dir := benchCorpus(t, 4, 20)
 	b, err := embedded.Start(embedded.Options{Partitions: 2, Topics: []string{"bench", "bench.out", "bench.dlq"}})
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +87,20 @@ func TestBenchMethod(t *testing.T) {
 	if !strings.HasPrefix(sum["sketch"], "oph128-") || sum["stored"] != "200" {
 		t.Errorf("summary sketch=%q stored=%q, want oph128-… and 200:\n%s", sum["sketch"], sum["stored"], out.String())
 	}
+}
+
+// benchCorpus writes n generated pages (no copies among them) into a new
+// directory, a corpus for --corpus.
+func benchCorpus(t *testing.T, seed uint64, n int) string {
+	t.Helper()
+	dir := t.TempDir()
+	g := gen.New(gen.Options{Seed: seed, CopyRate: -1})
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(dir, "p"+strconv.Itoa(i)+".html"), []byte(g.Next().HTML), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // summaryFields parses the bench's "summary:" line.

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
-
-	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 // TestBrokerCommand starts "dedupstream broker" and talks to it over TCP with
@@ -43,7 +41,7 @@ func TestBrokerCommand(t *testing.T) {
 	if err != nil || len(parts) != 3 {
 		t.Fatalf("pages.out partitions: %d, %v", len(parts), err)
 	}
-	got := readBack(t, ctx, addr, "pages")
+	got := readBack(t, addr, "pages")
 	if len(got) != 1 || got[0] != "k=страница" {
 		t.Errorf("read back %v", got)
 	}
@@ -53,14 +51,11 @@ func TestBrokerCommand(t *testing.T) {
 	}
 }
 
-func readBack(t *testing.T, ctx context.Context, addr, topic string) []string {
+// readBack reads topic whole, as key=value strings.
+func readBack(t *testing.T, addr, topic string) []string {
 	t.Helper()
-	msgs, err := embedded.ReadAll(ctx, addr, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var out []string
-	for _, m := range msgs {
+	for _, m := range readTopic(t, addr, topic) {
 		out = append(out, string(m.Key)+"="+string(m.Value))
 	}
 	return out

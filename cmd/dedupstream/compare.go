@@ -42,18 +42,22 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if *vocabPath != "" {
 		cfg.Vocabulary = *vocabPath
 	}
-	method, err := cfg.newMethod()
+	var vocab *lsh.Vocabulary // read once: the configured method and the estimates share it
+	if !cfg.Record.Enabled {
+		if vocab, err = readVocabulary(cfg.Vocabulary); err != nil {
+			return err
+		}
+	}
+	method, err := cfg.methodWith(vocab)
 	if err != nil {
 		return err
 	}
 	if rm, ok := method.(*lsh.RecordMethod); ok {
 		return compareRecords(stdout, cfg, rm, fs.Arg(0), fs.Arg(1))
 	}
-	docs, err := compareDocs(cfg, method, fs.Arg(0), fs.Arg(1))
-	if err != nil {
-		return err
-	}
-	vocab, err := readVocabulary(cfg.Vocabulary)
+	cl := clean.New(cfg.Clean)
+	page := func(b []byte) (text, sketch []byte, err error) { return cleanPage(cl, b), nil, nil }
+	docs, err := compareDocs(cfg, method, page, fs.Arg(0), fs.Arg(1))
 	if err != nil {
 		return err
 	}
@@ -67,17 +71,21 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	return printEstimates(stdout, cfg.Sketch, vocab, docs[0].text, docs[1].text)
 }
 
-// compareDocs reads each argument as a file or, failing that, finds it in the
-// state directory by id or URL.
-func compareDocs(cfg Config, method lsh.Method, args ...string) ([]compareDoc, error) {
-	cl := clean.New(cfg.Clean)
+// compareDocs reads each argument as a file, whose contents fromFile turns
+// into a text and (if it makes one) a sketch, or, failing that, finds it in
+// the state directory by id or URL.
+func compareDocs(cfg Config, method lsh.Method, fromFile func([]byte) (text, sketch []byte, err error), args ...string) ([]compareDoc, error) {
 	docs := make([]compareDoc, len(args))
 	var missing []int
 	for i, arg := range args {
 		b, err := os.ReadFile(arg)
 		switch {
 		case err == nil:
-			docs[i] = compareDoc{name: arg + " (file)", text: cleanPage(cl, b)}
+			text, sketch, err := fromFile(b)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", arg, err)
+			}
+			docs[i] = compareDoc{name: arg + " (file)", text: text, sketch: sketch}
 		case errors.Is(err, os.ErrNotExist):
 			missing = append(missing, i)
 		default:
@@ -128,20 +136,4 @@ func findStored(cfg Config, method lsh.Method, args []string, docs []compareDoc,
 		}
 	}
 	return nil
-}
-
-func readVocabulary(path string) (*lsh.Vocabulary, error) {
-	if path == "" {
-		return nil, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("vocabulary: %w", err)
-	}
-	defer f.Close()
-	v, err := lsh.ReadVocabulary(f)
-	if err != nil {
-		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
-	}
-	return v, nil
 }

@@ -2,10 +2,8 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -18,28 +16,13 @@ import (
 // JSON record each, or ids or URLs of records in --state; it prints each
 // field's similarity and the weighted verdict.
 func compareRecords(stdout io.Writer, cfg Config, m *lsh.RecordMethod, a, b string) error {
-	docs := make([]compareDoc, 2)
 	cl := clean.New(cfg.Clean)
-	var missing []int
-	for i, arg := range []string{a, b} {
-		v, err := os.ReadFile(arg)
-		switch {
-		case err == nil:
-			text, sketch, err := stream.SketchRecord(cfg.Decode, cl, m, bytes.TrimSpace(v))
-			if err != nil {
-				return fmt.Errorf("%s: %w", arg, err)
-			}
-			docs[i] = compareDoc{name: arg + " (file)", text: text, sketch: sketch}
-		case errors.Is(err, os.ErrNotExist):
-			missing = append(missing, i)
-		default:
-			return err
-		}
+	record := func(v []byte) (text, sketch []byte, err error) {
+		return stream.SketchRecord(cfg.Decode, cl, m, bytes.TrimSpace(v))
 	}
-	if len(missing) > 0 {
-		if err := findStored(cfg, m, []string{a, b}, docs, missing); err != nil {
-			return err
-		}
+	docs, err := compareDocs(cfg, m, record, a, b)
+	if err != nil {
+		return err
 	}
 	c, err := m.CompareFields(docs[0].sketch, docs[1].sketch)
 	if err != nil {

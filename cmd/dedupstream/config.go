@@ -154,26 +154,45 @@ func decodeYAML(b []byte, c *Config) error {
 // if one is configured. c must be defaulted and valid.
 func (c *Config) newMethod() (lsh.Method, error) {
 	if c.Record.Enabled {
+		return c.methodWith(nil)
+	}
+	vocab, err := readVocabulary(c.Vocabulary)
+	if err != nil {
+		return nil, err
+	}
+	return c.methodWith(vocab)
+}
+
+// methodWith builds the configured sketch method with vocab, the vocabulary
+// file's contents (nil for none); record mode takes none.
+func (c *Config) methodWith(vocab *lsh.Vocabulary) (lsh.Method, error) {
+	if c.Record.Enabled {
 		m, err := lsh.NewRecordMethod(c.Record, c.Sketch)
 		if err != nil {
 			return nil, fmt.Errorf("record: %w", err)
 		}
 		return m, nil
 	}
-	var vocab *lsh.Vocabulary
-	if c.Vocabulary != "" {
-		f, err := os.Open(c.Vocabulary)
-		if err != nil {
-			return nil, fmt.Errorf("vocabulary: %w", err)
-		}
-		defer f.Close()
-		if vocab, err = lsh.ReadVocabulary(f); err != nil {
-			return nil, fmt.Errorf("vocabulary %s: %w", c.Vocabulary, err)
-		}
-	}
 	m, err := lsh.NewMethod(c.Sketch, vocab)
 	if err != nil {
 		return nil, fmt.Errorf("sketch: %w", err)
 	}
 	return m, nil
+}
+
+// readVocabulary reads a vocabulary file; nil for an empty path.
+func readVocabulary(path string) (*lsh.Vocabulary, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary: %w", err)
+	}
+	defer f.Close()
+	v, err := lsh.ReadVocabulary(f)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
+	}
+	return v, nil
 }

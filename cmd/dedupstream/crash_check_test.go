@@ -1,16 +1,12 @@
 package main
 
 import (
-	"context"
 	"strconv"
-	"testing"
-	"time"
 
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/stream"
-	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 // crashReport counts what check saw.
@@ -113,29 +109,10 @@ func (c *crashRun) clustersKept(first map[string]map[string]string) (kept, clust
 	return kept, clusters
 }
 
-func readTopic(t *testing.T, addr, topic string) []kafka.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	msgs, err := embedded.ReadAll(ctx, addr, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return msgs
-}
-
 func groupBy(msgs []kafka.Message, key func(kafka.Message) string) map[string][]kafka.Message {
 	g := make(map[string][]kafka.Message)
 	for _, m := range msgs {
 		g[key(m)] = append(g[key(m)], m)
 	}
 	return g
-}
-
-func headerMap(m kafka.Message) map[string]string {
-	h := make(map[string]string, len(m.Headers))
-	for _, hd := range m.Headers {
-		h[hd.Key] = string(hd.Value)
-	}
-	return h
 }

@@ -88,15 +88,8 @@ type crashRun struct {
 }
 
 func newCrashRun(t *testing.T) *crashRun {
-	b, err := embedded.Start(embedded.Options{
-		Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2, MinSessionTimeout: 100 * time.Millisecond,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
 	return &crashRun{
-		t: t, bin: buildBinary(t), addr: b.Addr(), dir: t.TempDir(),
+		t: t, bin: buildBinary(t), addr: processBroker(t), dir: t.TempDir(),
 		rng:   rand.New(rand.NewPCG(*crashSeed, 0x6b696c6c)),
 		gen:   gen.New(gen.Options{Seed: *crashSeed, CopyRate: 0.4}),
 		pages: make(map[string]gen.Page), bad: make(map[string]bool), tally: make(map[string]int),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -35,7 +36,7 @@ type crashPoint struct {
 // parseCrashPoint parses "stage:N" or "stage:N:pause=DUR".
 func parseCrashPoint(s string, stderr io.Writer) (*crashPoint, error) {
 	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 || !contains(crashStages, parts[0]) {
+	if len(parts) < 2 || len(parts) > 3 || !slices.Contains(crashStages, parts[0]) {
 		return nil, fmt.Errorf("%s=%q: want stage:N[:pause=DUR], stage one of %s", crashPointEnv, s, strings.Join(crashStages, ", "))
 	}
 	n, err := strconv.ParseInt(parts[1], 10, 64)
@@ -80,12 +81,3 @@ func (c *crashPoint) option() appOption {
 
 // appOption adjusts the pipeline's collaborators before newApp builds it.
 type appOption func(*stream.Deps)
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
-}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"path"
 	"regexp"
@@ -83,18 +81,10 @@ func exportedMetrics(t *testing.T) map[string]bool {
 	a, stop := startFilter(t, cfg)
 	base := "http://" + a.ln.Addr().String()
 	waitForMetric(t, base, "dedupstream_records_total", 103)
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
 	names := make(map[string]bool)
-	for s := bufio.NewScanner(resp.Body); s.Scan(); {
-		line := s.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		names[line[:strings.IndexAny(line, "{ ")]] = true
+	for series := range scrape(t, base) {
+		name, _, _ := strings.Cut(series, "{")
+		names[name] = true
 	}
 	stop()
 	closeFilter(t, a)

@@ -72,16 +72,17 @@ func badRecords() []kafka.Message {
 	}
 }
 
-// produce writes msgs to topic and waits for the broker's acknowledgement.
-func produce(ctx context.Context, addr, topic string, msgs []kafka.Message) error {
+// produce writes msgs to topic on brokers (comma-separated host:port) and
+// waits for the brokers' acknowledgement.
+func produce(ctx context.Context, brokers, topic string, msgs []kafka.Message) error {
 	w := &kafka.Writer{
-		Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{},
+		Addr: kafka.TCP(strings.Split(brokers, ",")...), Topic: topic, Balancer: &kafka.Hash{},
 		BatchSize: 500, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll,
 	}
 	defer w.Close()
 	for i := 0; i < len(msgs); i += 500 {
 		if err := w.WriteMessages(ctx, msgs[i:min(i+500, len(msgs))]...); err != nil {
-			return fmt.Errorf("produce demo pages: %w", err)
+			return fmt.Errorf("produce to %s: %w", topic, err)
 		}
 	}
 	return nil

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/dedupstream/dedupstream/lsh"
@@ -103,12 +102,8 @@ func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 		o.sketch.Stem = stem
 	}
 	o.methods = strings.Split(methods, ",")
-	for _, s := range strings.Split(thresholds, ",") {
-		t, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || !(t > 0 && t <= 1) {
-			return o, fmt.Errorf("eval: --thresholds: %q is not in (0, 1]", s)
-		}
-		o.thresholds = append(o.thresholds, t)
+	if o.thresholds, err = parseThresholds(thresholds); err != nil {
+		return o, fmt.Errorf("eval: %w", err)
 	}
 	if (o.corpus == "") == (o.pages == "") || (o.pages != "") != (o.truth != "") {
 		return o, fmt.Errorf("eval: give --pages with --truth, or --corpus")

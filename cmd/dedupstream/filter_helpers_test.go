@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/segmentio/kafka-go"
+	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/offline/gen"
@@ -37,23 +38,43 @@ func testBroker(t *testing.T, partitions int, group string) (string, Config) {
 	return b.Addr(), cfg
 }
 
-// startFilter builds the filter on cfg (and opts) and runs it; stop cancels
-// it and waits for Run to return. Closing it (a.close) is the caller's.
-func startFilter(t *testing.T, cfg Config, opts ...appOption) (a *app, stop func()) {
+// filterRun is the filter (dedupstream run's app) running in a test: cancel
+// stops it, done receives Run's result. Closing it (a.close) is the caller's.
+type filterRun struct {
+	*app
+	cancel context.CancelFunc
+	done   <-chan error
+}
+
+// runFilter builds the filter on cfg (and opts), logging to log, and runs it.
+func runFilter(t *testing.T, cfg Config, log *zap.Logger, opts ...appOption) *filterRun {
 	t.Helper()
-	a, err := newApp(cfg, zaptest.NewLogger(t), opts...)
+	a, err := newApp(cfg, log, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.run(ctx) }()
-	return a, func() {
+	return &filterRun{app: a, cancel: cancel, done: done}
+}
+
+// stop cancels the filter and waits for Run, which must succeed.
+func (f *filterRun) stop(t *testing.T) {
+	t.Helper()
+	f.cancel()
+	if err := <-f.done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startFilter is runFilter with the test's logger; stop is filterRun.stop.
+func startFilter(t *testing.T, cfg Config, opts ...appOption) (a *app, stop func()) {
+	t.Helper()
+	f := runFilter(t, cfg, zaptest.NewLogger(t), opts...)
+	return f.app, func() {
 		t.Helper()
-		cancel()
-		if err := <-done; err != nil {
-			t.Fatal(err)
-		}
+		f.stop(t)
 	}
 }
 
@@ -105,4 +126,25 @@ func streamGenerated(t *testing.T, n int, seed uint64, group, method string) (Co
 	stop()
 	closeFilter(t, a)
 	return cfg, truthFile
+}
+
+// readTopic reads every record of topic, failing the test on an error.
+func readTopic(t *testing.T, addr, topic string) []kafka.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	msgs, err := embedded.ReadAll(ctx, addr, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// headerMap is the headers of m by key.
+func headerMap(m kafka.Message) map[string]string {
+	h := make(map[string]string, len(m.Headers))
+	for _, hd := range m.Headers {
+		h[hd.Key] = string(hd.Value)
+	}
+	return h
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
-	"time"
 
 	"github.com/segmentio/kafka-go"
 
@@ -55,7 +53,11 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if o.topic != "" {
-		if err := producePages(ctx, strings.Split(o.brokers, ","), o.topic, pages); err != nil {
+		msgs, err := genMessages(pages)
+		if err != nil {
+			return err
+		}
+		if err := produce(ctx, o.brokers, o.topic, msgs); err != nil {
 			return err
 		}
 	}
@@ -149,29 +151,18 @@ func writeFile(path string, fn func(io.Writer) error) error {
 	return f.Close()
 }
 
-// producePages writes each page as a JSON record keyed by its id, with its label
-// in the headers gen.kind and gen.origin (the filter passes them through, so its
-// output can be scored without parsing the values), and waits for acks.
-func producePages(ctx context.Context, brokers []string, topic string, pages []gen.Page) error {
-	w := &kafka.Writer{
-		Addr: kafka.TCP(brokers...), Topic: topic, Balancer: &kafka.Hash{},
-		BatchSize: 500, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll,
-	}
-	defer w.Close()
-	msgs := make([]kafka.Message, 0, 500)
+// genMessages are the pages as JSON records keyed by their ids, with their
+// labels in the headers gen.kind and gen.origin (the filter passes them
+// through, so its output can be scored without parsing the values).
+func genMessages(pages []gen.Page) ([]kafka.Message, error) {
+	msgs := make([]kafka.Message, len(pages))
 	for i, p := range pages {
 		v, err := eval.PageRecord(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		msgs = append(msgs, kafka.Message{Key: []byte(p.ID), Value: v, Headers: []kafka.Header{
-			{Key: "gen.kind", Value: []byte(p.Kind.String())}, {Key: "gen.origin", Value: []byte(p.Origin)}}})
-		if len(msgs) == cap(msgs) || i == len(pages)-1 {
-			if err := w.WriteMessages(ctx, msgs...); err != nil {
-				return fmt.Errorf("produce pages to %s: %w", topic, err)
-			}
-			msgs = msgs[:0]
-		}
+		msgs[i] = kafka.Message{Key: []byte(p.ID), Value: v, Headers: []kafka.Header{
+			{Key: "gen.kind", Value: []byte(p.Kind.String())}, {Key: "gen.origin", Value: []byte(p.Origin)}}}
 	}
-	return nil
+	return msgs, nil
 }

@@ -72,10 +72,7 @@ func TestGenToTopic(t *testing.T) {
 		if err := json.Unmarshal(m.Value, &rec); err != nil {
 			t.Fatalf("%s: %v", id, err)
 		}
-		h := map[string]string{}
-		for _, x := range m.Headers {
-			h[x.Key] = string(x.Value)
-		}
+		h := headerMap(m)
 		if rec.ID != id || want[id] != rec.Origin || h["gen.origin"] != rec.Origin || h["gen.kind"] != rec.Kind {
 			t.Errorf("record %s: value id %s origin %s kind %s, headers %v, truth origin %q", id, rec.ID, rec.Origin, rec.Kind, h, want[id])
 		}
@@ -123,10 +120,7 @@ func TestGenThroughFilter(t *testing.T) {
 	type tagged struct{ kind, verdict, of string }
 	var recs []tagged
 	for _, m := range readCount(t, addr, "pages.out", 300) {
-		h := map[string]string{}
-		for _, x := range m.Headers {
-			h[x.Key] = string(x.Value)
-		}
+		h := headerMap(m)
 		origin[string(m.Key)] = h["gen.origin"]
 		recs = append(recs, tagged{h["gen.kind"], h["dedup.verdict"], h["dedup.of"]})
 		if id := string(m.Key); h["gen.kind"] != "original" && h["dedup.verdict"] != "unique" && origin[h["dedup.of"]] != h["gen.origin"] {

@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -21,12 +19,8 @@ func TestOfflineCluster(t *testing.T) {
 	if !strings.Contains(first, "star: 300 documents") {
 		t.Errorf("output:\n%s", first)
 	}
-	m := regexp.MustCompile(`F1 ([0-9.]+)`).FindStringSubmatch(first)
-	if m == nil {
-		t.Fatalf("no F1 in the output:\n%s", first)
-	}
-	if f1, _ := strconv.ParseFloat(m[1], 64); f1 < 0.9 {
-		t.Errorf("F1 %v, want >= 0.9 (mirror, exact and 1%%-edited copies are ~40%% of the pages):\n%s", m, first)
+	if f1 := parseF1(t, first); f1 < 0.9 {
+		t.Errorf("F1 %.3f, want >= 0.9 (mirror, exact and 1%%-edited copies are ~40%% of the pages):\n%s", f1, first)
 	}
 	if second := offlineCluster(t, args); second[strings.Index(second, "cluster sizes"):] != first[strings.Index(first, "cluster sizes"):] {
 		t.Errorf("a second run differs:\n%s\nthen\n%s", first, second)

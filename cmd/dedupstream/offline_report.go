@@ -34,6 +34,8 @@ func cmdOfflineReport(ctx context.Context, args []string, stdout, stderr io.Writ
 		fmt.Fprintln(stderr, "offline report:", err)
 		return errUsage
 	}
+	slices.Sort(thresholds)
+	thresholds = slices.Compact(thresholds)
 	cfg, err := load()
 	if err != nil {
 		return err
@@ -65,7 +67,8 @@ func cmdOfflineReport(ctx context.Context, args []string, stdout, stderr io.Writ
 	return nil
 }
 
-// parseThresholds reads a comma-separated list, sorted and without repeats.
+// parseThresholds reads a comma-separated list of thresholds in (0, 1], in
+// the order given.
 func parseThresholds(s string) ([]float64, error) {
 	var ts []float64
 	for f := range strings.SplitSeq(s, ",") {
@@ -75,8 +78,7 @@ func parseThresholds(s string) ([]float64, error) {
 		}
 		ts = append(ts, t)
 	}
-	slices.Sort(ts)
-	return slices.Compact(ts), nil
+	return ts, nil
 }
 
 // openReclusterState opens the state of a stopped filter for re-clustering

@@ -152,14 +152,5 @@ func TestOfflinePairs(t *testing.T) {
 	f(1, "unknown format", "--ours", ours, "--theirs", theirs, "--theirs-format", "xml")
 	f(1, "more than --max-pairs 2", "--ours", ours, "--theirs", theirs, "--max-pairs", "2")
 	f(1, "not a state directory", "--ours", dir, "--theirs", theirs)
-	f(1, "for a pair list pass the format pairs", "--ours", ours, "--theirs", writeTemp(t, "a b\nb c\n"))
-}
-
-func writeTemp(t *testing.T, text string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), "list.txt")
-	if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	f(1, "for a pair list pass the format pairs", "--ours", ours, "--theirs", tempFile(t, "list.txt", "a b\nb c\n"))
 }

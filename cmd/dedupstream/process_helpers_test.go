@@ -32,6 +32,21 @@ func buildBinary(t *testing.T) string {
 	return bin
 }
 
+// processBroker starts an embedded broker with the default topics on two
+// partitions for filter processes that the tests kill: its low minimum
+// session timeout lets a killed member be dropped within the group's
+// kafka.session_timeout.
+func processBroker(t *testing.T) string {
+	t.Helper()
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2,
+		MinSessionTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Close)
+	return b.Addr()
+}
+
 // filterEnv is the environment of a filter process on broker addr with state
 // in dir: the test's own environment without DEDUPSTREAM_ variables, plus the
 // given DEDUPSTREAM_ settings.
@@ -122,7 +137,8 @@ func (p *proc) waitOutput(s string, d time.Duration) bool {
 	return false
 }
 
-// syncBuffer is a bytes.Buffer safe for the writer and a reader polling it.
+// syncBuffer is a bytes.Buffer safe for concurrent writers (a process, a
+// logger) and a reader polling it.
 type syncBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer

@@ -33,7 +33,7 @@ func TestBrokerDownAndUp(t *testing.T) {
 	if err := produce(context.Background(), b.Addr(), "pages", before); err != nil {
 		t.Fatal(err)
 	}
-	a, done := runFilter(t, cfg)
+	a := runFilter(t, cfg, zaptest.NewLogger(t))
 	base := "http://" + a.ln.Addr().String()
 	waitRecords(t, a.app, len(before))
 	waitStatus(t, base+"/readyz", http.StatusOK, "with the broker up")
@@ -45,7 +45,7 @@ func TestBrokerDownAndUp(t *testing.T) {
 	}
 	time.Sleep(time.Second) // fetches fail and are retried meanwhile
 	select {
-	case err := <-done:
+	case err := <-a.done:
 		t.Fatalf("filter stopped while the broker was down: %v", err)
 	default:
 	}
@@ -60,7 +60,8 @@ func TestBrokerDownAndUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitDrained(t, b.Addr(), cfg.Kafka.Group, "pages", time.Minute)
-	a.stopAndClose(t, done)
+	a.stop(t)
+	closeFilter(t, a.app)
 	checkEveryKey(t, b.Addr(), append(before, after...))
 }
 
@@ -84,26 +85,20 @@ func TestNotReadyWhileDraining(t *testing.T) {
 			return nil
 		}
 	}
-	a, err := newApp(cfg, zaptest.NewLogger(t), hold)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.run(ctx) }()
+	a := runFilter(t, cfg, zaptest.NewLogger(t), hold)
 	base := "http://" + a.ln.Addr().String()
 	<-held
 	waitStatus(t, base+"/readyz", http.StatusOK, "before the stop")
-	cancel()
+	a.cancel()
 	waitStatus(t, base+"/readyz", http.StatusServiceUnavailable, "while draining")
 	releaseOnce.Do(func() { close(release) })
-	if err := <-done; err != nil {
+	if err := <-a.done; err != nil {
 		t.Fatal(err)
 	}
 	if got := a.pipe.Counts().Records; got == 0 {
 		t.Errorf("the held batch was not finished: %d records counted", got)
 	}
-	closeFilter(t, a)
+	closeFilter(t, a.app)
 }
 
 func readyConfig(t *testing.T, addr string) Config {
@@ -119,33 +114,6 @@ func readyConfig(t *testing.T, addr string) Config {
 		t.Fatal(err)
 	}
 	return cfg
-}
-
-// runFilter builds and runs the filter; done receives Run's result.
-func runFilter(t *testing.T, cfg Config) (*filterRun, <-chan error) {
-	t.Helper()
-	a, err := newApp(cfg, zaptest.NewLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.run(ctx) }()
-	return &filterRun{app: a, cancel: cancel}, done
-}
-
-type filterRun struct {
-	*app
-	cancel context.CancelFunc
-}
-
-func (f *filterRun) stopAndClose(t *testing.T, done <-chan error) {
-	t.Helper()
-	f.cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	closeFilter(t, f.app)
 }
 
 // restartBroker starts the broker again on its port, retrying while the old

@@ -8,52 +8,29 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 func TestRecordConfig(t *testing.T) {
 	t.Setenv("DEDUPSTREAM_RECORD_ENABLED", "true")
-	fs, load := flagSet("run", os.Stderr)
-	if err := fs.Parse([]string{"--format", "raw"}); err != nil {
-		t.Fatal(err)
+	f := func(what, want string, args ...string) {
+		t.Helper()
+		fs, load := flagSet("run", os.Stderr)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := load(); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("record mode with %s: %v", what, err)
+		}
 	}
-	_, err := load()
-	if err == nil || !strings.Contains(err.Error(), "decode.format: record mode") {
-		t.Errorf("record mode with format raw: %v", err)
-	}
-	fs, load = flagSet("run", os.Stderr)
-	if err := fs.Parse([]string{"--config", tempFile(t, "c.yaml", "sketch:\n  method: simhash\n")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := load(); err == nil || !strings.Contains(err.Error(), "sketch.method: record mode") {
-		t.Errorf("record mode with simhash: %v", err)
-	}
-	fs, load = flagSet("run", os.Stderr)
-	if err := fs.Parse([]string{"--config", tempFile(t, "s.yaml", "sketch:\n  stem: auto\n")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := load(); err == nil || !strings.Contains(err.Error(), "sketch.stopwords/stem: record mode") {
-		t.Errorf("record mode with stemming: %v", err)
-	}
-	fs, load = flagSet("run", os.Stderr)
-	if err := fs.Parse([]string{"--config", tempFile(t, "v.yaml", "sketch:\n  verify:\n    method: full\n")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := load(); err == nil || !strings.Contains(err.Error(), "sketch.verify.method: record mode") {
-		t.Errorf("record mode with verify: %v", err)
-	}
-	fs, load = flagSet("run", os.Stderr)
-	if err := fs.Parse([]string{"--config", tempFile(t, "d.yaml", "record:\n  fields:\n    - {name: t, kind: date}\n")}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := load(); err == nil || !strings.Contains(err.Error(), "record.fields[0].kind") {
-		t.Errorf("record field of kind date: %v", err)
-	}
+	f("format raw", "decode.format: record mode", "--format", "raw")
+	f("simhash", "sketch.method: record mode", "--config", tempFile(t, "c.yaml", "sketch:\n  method: simhash\n"))
+	f("stemming", "sketch.stopwords/stem: record mode", "--config", tempFile(t, "s.yaml", "sketch:\n  stem: auto\n"))
+	f("verify", "sketch.verify.method: record mode", "--config", tempFile(t, "v.yaml", "sketch:\n  verify:\n    method: full\n"))
+	f("a field of kind date", "record.fields[0].kind", "--config", tempFile(t, "d.yaml", "record:\n  fields:\n    - {name: t, kind: date}\n"))
 }
 
 func tempFile(t *testing.T, name, body string) string {
@@ -99,18 +76,9 @@ func TestRunRecordMode(t *testing.T) {
 	stop()
 	closeFilter(t, a)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	out, err := embedded.ReadAll(ctx, addr, "pages.out")
-	if err != nil {
-		t.Fatal(err)
-	}
 	verdicts := map[string]string{}
-	for _, m := range out {
-		h := map[string]string{}
-		for _, hd := range m.Headers {
-			h[hd.Key] = string(hd.Value)
-		}
+	for _, m := range readTopic(t, addr, "pages.out") {
+		h := headerMap(m)
 		verdicts[string(m.Key)] = h["dedup.verdict"] + " " + h["dedup.of"]
 		if !strings.HasPrefix(h["dedup.sketch"], "record32-") {
 			t.Errorf("%s: dedup.sketch %q", m.Key, h["dedup.sketch"])

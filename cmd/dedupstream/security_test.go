@@ -17,7 +17,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -61,24 +60,15 @@ func runSecure(t *testing.T, addr string, cfg Config, n int) string {
 	}
 	produceSecure(t, addr, sec, metricsInput(n, 0))
 	log, logs := bufferLogger()
-	a, err := newApp(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- a.run(ctx) }()
+	a := runFilter(t, cfg, log)
 	for deadline := time.Now().Add(time.Minute); a.pipe.Counts().Forwarded < int64(n); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("forwarded %d of %d; run: %v", a.pipe.Counts().Forwarded, n, <-done)
+			a.cancel()
+			t.Fatalf("forwarded %d of %d; run: %v", a.pipe.Counts().Forwarded, n, <-a.done)
 		}
 	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
-	closeFilter(t, a)
+	a.stop(t)
+	closeFilter(t, a.app)
 	return logs.String()
 }
 
@@ -94,26 +84,9 @@ func produceSecure(t *testing.T, addr string, sec stream.Security, msgs []kafka.
 	}
 }
 
-// lockedBuffer is an io.Writer safe for the logger's concurrent use.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-func bufferLogger() (*zap.Logger, *lockedBuffer) {
-	buf := new(lockedBuffer)
+// bufferLogger logs JSON at debug level into a buffer the test can read.
+func bufferLogger() (*zap.Logger, *syncBuffer) {
+	buf := new(syncBuffer)
 	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
 	return zap.New(zapcore.NewCore(enc, zapcore.AddSync(buf), zapcore.DebugLevel)), buf
 }

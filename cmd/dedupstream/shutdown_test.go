@@ -24,7 +24,7 @@ func TestSIGTERMDrains(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	addr, dir := shutdownBroker(t), t.TempDir()
+	addr, dir := processBroker(t), t.TempDir()
 	in := metricsInput(400, 0)
 	if err := produce(context.Background(), addr, "pages", in); err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func heldFilter(t *testing.T, group string, extraEnv ...string) (p *proc, bin, a
 		t.Skip("builds the binary")
 	}
 	bin = buildBinary(t)
-	addr, dir := shutdownBroker(t), t.TempDir()
+	addr, dir := processBroker(t), t.TempDir()
 	in = metricsInput(100, 0)
 	if err := produce(context.Background(), addr, "pages", in); err != nil {
 		t.Fatal(err)
@@ -149,17 +149,6 @@ func TestStopOverrunExits(t *testing.T) {
 		t.Fatalf("overrun: exit %v, want status %d:\n%s", p.err, exitCodeShutdownTimeout, p.out.String())
 	}
 	restartAndCheck(t, bin, addr, "overrun", env, in)
-}
-
-func shutdownBroker(t *testing.T) string {
-	t.Helper()
-	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2,
-		MinSessionTimeout: 100 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(b.Close)
-	return b.Addr()
 }
 
 var adminLine = regexp.MustCompile(`"msg":"admin listening","addr":"([^"]+)"`)

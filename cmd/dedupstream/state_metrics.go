@@ -13,7 +13,8 @@ import (
 // stateGauges publishes the size of the state, sampled on a ticker (Stats
 // lists Badger's tables and the value-log directory: too slow for every
 // scrape of a busy filter), and calls also on every tick. Its goroutine runs
-// from start until close.
+// from start until close; every must be positive (admin.state_interval, which
+// Config defaults).
 type stateGauges struct {
 	bytes *prometheus.GaugeVec
 	docs  prometheus.Gauge
@@ -34,9 +35,6 @@ func startStateGauges(reg prometheus.Registerer, store *state.Store, every time.
 		done: make(chan struct{}),
 	}
 	reg.MustRegister(g.bytes, g.docs)
-	if every <= 0 {
-		every = 15 * time.Second
-	}
 	g.sample(store.Stats())
 	go func() {
 		defer close(g.done)
@@ -48,9 +46,7 @@ func startStateGauges(reg prometheus.Registerer, store *state.Store, every time.
 				return
 			case <-t.C:
 				g.sample(store.Stats())
-				if also != nil {
-					also()
-				}
+				also()
 			}
 		}
 	}()
