@@ -167,8 +167,14 @@ func (m *bottomKMethod) Name() string    { return MethodBottomK }
 func (m *bottomKMethod) Version() string { return m.version }
 func (m *bottomKMethod) KeyBands() int   { return 0 }
 
+func (m *bottomKMethod) shingling() Shingling { return m.sh }
+
 func (m *bottomKMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *bottomKMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.hashes = m.b.Sketch(sc.hashes[:0], sc.shingles)
 	for _, h := range sc.hashes[:min(m.keys, len(sc.hashes))] {
 		keys = append(keys, mix64(h))

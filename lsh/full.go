@@ -33,8 +33,15 @@ func (m *fullMethod) Name() string    { return MethodFull }
 func (m *fullMethod) Version() string { return m.version }
 func (m *fullMethod) KeyBands() int   { return 0 }
 
+func (m *fullMethod) shingling() Shingling { return m.sh }
+
 func (m *fullMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = SortedSet(m.sh.appendScratch(sc, sc.shingles[:0], text))
+	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *fullMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
+	sc.shingles = SortedSet(sc.shingles)
 	k := sc.shingles
 	if len(k) > m.maxKeys {
 		sc.keysCut = len(k) - m.maxKeys

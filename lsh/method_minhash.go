@@ -44,8 +44,14 @@ func (m *minHashMethod) Name() string    { return MethodMinHash }
 func (m *minHashMethod) Version() string { return m.version }
 func (m *minHashMethod) KeyBands() int   { return m.s.p.Bands }
 
+func (m *minHashMethod) shingling() Shingling { return m.sh }
+
 func (m *minHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *minHashMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.sig = m.s.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		keys = m.s.BandKeys(keys, sc.sig)

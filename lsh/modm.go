@@ -88,8 +88,14 @@ func (m *modmMethod) Name() string    { return MethodModM }
 func (m *modmMethod) Version() string { return m.version }
 func (m *modmMethod) KeyBands() int   { return 0 }
 
+func (m *modmMethod) shingling() Shingling { return m.sh }
+
 func (m *modmMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *modmMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.hashes = m.s.Sketch(sc.hashes[:0], sc.shingles)
 	return appendSet(sketch, sc.hashes), append(keys, sc.hashes...)
 }

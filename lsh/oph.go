@@ -123,8 +123,14 @@ func (m *ophMethod) Name() string    { return MethodOPH }
 func (m *ophMethod) Version() string { return m.version }
 func (m *ophMethod) KeyBands() int   { return m.p.Bands }
 
+func (m *ophMethod) shingling() Shingling { return m.sh }
+
 func (m *ophMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *ophMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.sig = m.o.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		keys = appendBandKeys(keys, sc.sig, m.p.Bands, m.p.Rows)

@@ -155,8 +155,14 @@ func (m *simHashMethod) Name() string    { return MethodSimHash }
 func (m *simHashMethod) Version() string { return m.version }
 func (m *simHashMethod) KeyBands() int   { return m.idx.Tables() }
 
+func (m *simHashMethod) shingling() Shingling { return m.sh }
+
 func (m *simHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *simHashMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	var fp uint64
 	if m.vocab == nil {
 		fp = m.s.Fingerprint(sc.shingles)

@@ -58,8 +58,14 @@ func (m *superShingleMethod) Name() string    { return MethodSuperShingle }
 func (m *superShingleMethod) Version() string { return m.version }
 func (m *superShingleMethod) KeyBands() int   { return m.s.p.Bands * (m.s.p.Bands - 1) / 2 }
 
+func (m *superShingleMethod) shingling() Shingling { return m.sh }
+
 func (m *superShingleMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *superShingleMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.sig = m.s.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		sc.hashes = SuperShingles(sc.hashes[:0], sc.sig, m.s.p.Rows)

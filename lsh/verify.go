@@ -74,12 +74,21 @@ func (c Config) verifierConfig() Config {
 // the verifier's.
 type verifyMethod struct {
 	finder, verifier Method
-	version          string
+	// reuse is the verifier when it shingles as the finder does: it then
+	// sketches the shingles the finder left in the Scratch.
+	reuse   shingleMethod
+	version string
 }
 
 func newVerifyMethod(finder, verifier Method) *verifyMethod {
-	return &verifyMethod{finder: finder, verifier: verifier,
+	m := &verifyMethod{finder: finder, verifier: verifier,
 		version: finder.Version() + "+verify-" + verifier.Version()}
+	f, ok := finder.(shingleMethod)
+	v, vok := verifier.(shingleMethod)
+	if ok && vok && f.shingling() == v.shingling() {
+		m.reuse = v
+	}
+	return m
 }
 
 // Name is the finder's: the method whose keys the index holds.
@@ -87,15 +96,20 @@ func (m *verifyMethod) Name() string    { return m.finder.Name() }
 func (m *verifyMethod) Version() string { return m.version }
 func (m *verifyMethod) KeyBands() int   { return m.finder.KeyBands() }
 
-// Sketch appends both sketches and the finder's keys. Scratch.KeysCut
-// reports the finder's cut: the verifier's keys are not indexed.
+// Sketch appends both sketches and the finder's keys, shingling the text
+// once when the two shingle alike. Scratch.KeysCut reports the finder's
+// cut: the verifier's keys are not indexed.
 func (m *verifyMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	at := len(sketch)
 	sketch = append(sketch, 0, 0, 0, 0)
 	sketch, keys = m.finder.Sketch(sc, text, sketch, keys)
 	binary.LittleEndian.PutUint32(sketch[at:], uint32(len(sketch)-at-4))
 	n, cut := len(keys), sc.keysCut
-	sketch, keys = m.verifier.Sketch(sc, text, sketch, keys)
+	if m.reuse != nil {
+		sketch, keys = m.reuse.sketchShingles(sc, sketch, keys)
+	} else {
+		sketch, keys = m.verifier.Sketch(sc, text, sketch, keys)
+	}
 	sc.keysCut = cut
 	return sketch, keys[:n]
 }
