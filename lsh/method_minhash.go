@@ -78,3 +78,15 @@ func compareSignatures(a, b []byte, n int, threshold float64) (Estimate, error) 
 	sim := float64(same) / float64(n)
 	return Estimate{Resemblance: sim, Distance: -1, Near: sim >= threshold}, nil
 }
+
+func (m *minHashMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	sig, err := signatureOf(sketch, m.s.p.NumPerm)
+	if err != nil || empty(sig) {
+		return dst, err
+	}
+	return m.s.BandKeys(dst, sig), nil
+}
+
+func (m *minHashMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	return signatureFingerprints(dst, sketch, m.s.p.NumPerm)
+}

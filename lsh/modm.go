@@ -1,6 +1,7 @@
 package lsh
 
 import (
+	"math"
 	"slices"
 	"strconv"
 )
@@ -113,4 +114,13 @@ func compareSets(a, b []byte, threshold float64) (Estimate, error) {
 	}
 	r := o.Resemblance()
 	return Estimate{Resemblance: r, AinB: o.AinB(), BinA: o.BinA(), Containment: true, Distance: -1, Near: r >= threshold}, nil
+}
+
+func (m *modmMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	return m.fingerprints(dst, sketch)
+}
+
+func (m *modmMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	set, err := setOf(sketch, math.MaxInt)
+	return append(dst, set...), err
 }

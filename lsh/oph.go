@@ -141,3 +141,15 @@ func (m *ophMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([
 func (m *ophMethod) Compare(a, b []byte) (Estimate, error) {
 	return compareSignatures(a, b, m.p.NumPerm, m.p.Threshold)
 }
+
+func (m *ophMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	sig, err := signatureOf(sketch, m.p.NumPerm)
+	if err != nil || empty(sig) {
+		return dst, err
+	}
+	return appendBandKeys(dst, sig, m.p.Bands, m.p.Rows), nil
+}
+
+func (m *ophMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	return signatureFingerprints(dst, sketch, m.p.NumPerm)
+}

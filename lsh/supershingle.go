@@ -99,6 +99,18 @@ func (m *superShingleMethod) Compare(a, b []byte) (Estimate, error) {
 	return Estimate{Resemblance: sim, Distance: -1, Near: supers >= 2}, nil
 }
 
+func (m *superShingleMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	sig, err := signatureOf(sketch, m.s.p.NumPerm)
+	if err != nil || empty(sig) {
+		return dst, err
+	}
+	return MegaShingles(dst, SuperShingles(nil, sig, m.s.p.Rows)), nil
+}
+
+func (m *superShingleMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	return signatureFingerprints(dst, sketch, m.s.p.NumPerm)
+}
+
 func le32(b []byte, i int) uint32 {
 	return uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
 }

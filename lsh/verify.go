@@ -157,3 +157,22 @@ func splitVerify(sk []byte) (finder, verifier []byte, err error) {
 	}
 	return sk[4 : 4+n], sk[4+n:], nil
 }
+
+// keysOf returns the finder's keys.
+func (m *verifyMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	f, _, err := splitVerify(sketch)
+	if err != nil {
+		return dst, err
+	}
+	return KeysOf(m.finder, dst, f)
+}
+
+// fingerprints returns the verifier's fingerprints, the larger or exact
+// sample.
+func (m *verifyMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	_, v, err := splitVerify(sketch)
+	if err != nil {
+		return dst, err
+	}
+	return Fingerprints(m.verifier, dst, v)
+}
