@@ -20,9 +20,9 @@ func newMinHashMethod(p Params, sh Shingling) *minHashMethod {
 	return &minHashMethod{s: NewSketcher(p), sh: sh, version: bandedVersion(MethodMinHash, p, sh)}
 }
 
-// bandedVersion names a banded signature method: for word shingles with
-// offset 1 it is exactly Params.Version with the method's name, so a
-// minhash state written before Config existed keeps its version.
+// bandedVersion names a banded signature method. Params.Version is the
+// minhash name of word shingles with offset 1, so a minhash state written
+// before Config existed keeps its version.
 func bandedVersion(name string, p Params, sh Shingling) string {
 	b := make([]byte, 0, 48)
 	b = append(b, name...)
@@ -32,12 +32,7 @@ func bandedVersion(name string, p Params, sh Shingling) string {
 	b = append(b, 'r')
 	b = strconv.AppendInt(b, int64(p.Rows), 10)
 	b = append(b, '-')
-	b = sh.appendVersion(b)
-	if p.Seed != 1 {
-		b = append(b, "-s"...)
-		b = strconv.AppendUint(b, p.Seed, 10)
-	}
-	return string(b)
+	return string(appendSeed(sh.appendVersion(b), p.Seed))
 }
 
 func (m *minHashMethod) Name() string    { return MethodMinHash }
