@@ -99,14 +99,6 @@ func (o *OPH) densify(sig Signature) {
 	}
 }
 
-// appendBandKeys is Sketcher.BandKeys for any signature.
-func appendBandKeys(dst []uint64, sig Signature, bands, rows int) []uint64 {
-	for j := range bands {
-		dst = append(dst, bandKey(j, sig[j*rows:(j+1)*rows]))
-	}
-	return dst
-}
-
 // ophMethod is the oph Method: an OPH signature banded like MinHash.
 type ophMethod struct {
 	o       *OPH
