@@ -65,8 +65,7 @@ func (s *ModM) Sketch(dst []uint64, shingles []uint64) []uint64 {
 // EstimateModM returns the three estimates from two samples (ascending,
 // as Sketch returns them). Near is left false.
 func EstimateModM(a, b []uint64) Estimate {
-	o := OverlapOf(a, b)
-	return Estimate{Resemblance: o.Resemblance(), AinB: o.AinB(), BinA: o.BinA(), Containment: true, Distance: -1}
+	return OverlapOf(a, b).estimate()
 }
 
 // modmMethod is the modm Method. Its keys are the sampled hashes
@@ -112,8 +111,9 @@ func compareSets(a, b []byte, threshold float64) (Estimate, error) {
 	if err != nil {
 		return Estimate{Distance: -1}, err
 	}
-	r := o.Resemblance()
-	return Estimate{Resemblance: r, AinB: o.AinB(), BinA: o.BinA(), Containment: true, Distance: -1, Near: r >= threshold}, nil
+	e := o.estimate()
+	e.Near = e.Resemblance >= threshold
+	return e, nil
 }
 
 func (m *modmMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
