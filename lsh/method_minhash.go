@@ -63,6 +63,13 @@ func compareSignatures(a, b []byte, n int, threshold float64) (Estimate, error) 
 	if len(a) != 4*n || len(b) != 4*n {
 		return Estimate{Distance: -1}, fmt.Errorf("%w: signatures of %d and %d bytes, want %d", ErrSketch, len(a), len(b), 4*n)
 	}
+	sim := float64(agreeing(a, b)) / float64(n)
+	return Estimate{Resemblance: sim, Distance: -1, Near: sim >= threshold}, nil
+}
+
+// agreeing counts the positions where two encoded signatures of equal
+// length hold the same value and it is not empty: Similarity's numerator.
+func agreeing(a, b []byte) int {
 	same := 0
 	for i := 0; i < len(a); i += 4 {
 		v := binary.LittleEndian.Uint32(a[i:])
@@ -70,8 +77,7 @@ func compareSignatures(a, b []byte, n int, threshold float64) (Estimate, error) 
 			same++
 		}
 	}
-	sim := float64(same) / float64(n)
-	return Estimate{Resemblance: sim, Distance: -1, Near: sim >= threshold}, nil
+	return same
 }
 
 func (m *minHashMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
