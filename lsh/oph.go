@@ -39,9 +39,6 @@ func NewOPH(k int, seed uint64) *OPH {
 	return &OPH{k: k, key: splitmix64(&state), probe: splitmix64(&state)}
 }
 
-// Bins returns k.
-func (o *OPH) Bins() int { return o.k }
-
 // Signature writes the densified OPH signature of the set of shingles into
 // dst, resized to k bins (reusing its capacity), and returns it. Repeated
 // shingles do not change it. An empty set gives all math.MaxUint32.
