@@ -167,13 +167,25 @@ func (m *bottomKMethod) Name() string    { return MethodBottomK }
 func (m *bottomKMethod) Version() string { return m.version }
 func (m *bottomKMethod) KeyBands() int   { return 0 }
 
+func (m *bottomKMethod) shingling() Shingling { return m.sh }
+
 func (m *bottomKMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *bottomKMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.hashes = m.b.Sketch(sc.hashes[:0], sc.shingles)
-	for _, h := range sc.hashes[:min(m.keys, len(sc.hashes))] {
+	return appendSet(sketch, sc.hashes), m.appendKeys(keys, sc.hashes)
+}
+
+// appendKeys appends the keys of a bottom-k sketch: its smallest values,
+// mixed.
+func (m *bottomKMethod) appendKeys(keys, set []uint64) []uint64 {
+	for _, h := range set[:min(m.keys, len(set))] {
 		keys = append(keys, mix64(h))
 	}
-	return appendSet(sketch, sc.hashes), keys
+	return keys
 }
 
 func (m *bottomKMethod) Compare(a, b []byte) (Estimate, error) {
@@ -204,4 +216,14 @@ func (m *bottomKMethod) Compare(a, b []byte) (Estimate, error) {
 	e := EstimateBottomK(sa, sb, m.b.k)
 	e.Near = e.Resemblance >= m.threshold
 	return e, nil
+}
+
+func (m *bottomKMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	set, err := setOf(sketch, m.b.k)
+	return m.appendKeys(dst, set), err
+}
+
+func (m *bottomKMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	set, err := setOf(sketch, m.b.k)
+	return append(dst, set...), err
 }

@@ -1,6 +1,9 @@
 package lsh
 
-import "strconv"
+import (
+	"math"
+	"strconv"
+)
 
 // fullMethod is the full Method: the sketch is the whole set of shingle
 // fingerprints, sorted and without repeats (8 bytes per distinct shingle),
@@ -33,16 +36,34 @@ func (m *fullMethod) Name() string    { return MethodFull }
 func (m *fullMethod) Version() string { return m.version }
 func (m *fullMethod) KeyBands() int   { return 0 }
 
+func (m *fullMethod) shingling() Shingling { return m.sh }
+
 func (m *fullMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = SortedSet(m.sh.appendScratch(sc, sc.shingles[:0], text))
-	k := sc.shingles
-	if len(k) > m.maxKeys {
-		sc.keysCut = len(k) - m.maxKeys
-		k = k[:m.maxKeys]
-	}
+	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *fullMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
+	sc.shingles = SortedSet(sc.shingles)
+	k := m.keyed(sc.shingles)
+	sc.keysCut = len(sc.shingles) - len(k)
 	return appendSet(sketch, sc.shingles), append(keys, k...)
 }
 
+// keyed returns the fingerprints of set that are index keys: its maxKeys
+// smallest.
+func (m *fullMethod) keyed(set []uint64) []uint64 { return set[:min(m.maxKeys, len(set))] }
+
 func (m *fullMethod) Compare(a, b []byte) (Estimate, error) {
 	return compareSets(a, b, m.threshold)
+}
+
+func (m *fullMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	set, err := setOf(sketch, math.MaxInt)
+	return append(dst, m.keyed(set)...), err
+}
+
+func (m *fullMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	set, err := setOf(sketch, math.MaxInt)
+	return append(dst, set...), err
 }

@@ -134,3 +134,13 @@ func (m *imatchMethod) Compare(a, b []byte) (Estimate, error) {
 	}
 	return Estimate{Resemblance: 1, Distance: -1, Near: true}, nil
 }
+
+func (m *imatchMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	switch len(sketch) {
+	case 0:
+		return dst, nil
+	case 8:
+		return append(dst, le64(sketch, 0)), nil
+	}
+	return dst, fmt.Errorf("%w: imatch sketch of %d bytes, want 0 or 8", ErrSketch, len(sketch))
+}

@@ -53,6 +53,18 @@ type Method interface {
 	KeyBands() int
 }
 
+// shingleMethod is a Method whose Sketch is its Shingling's appendScratch
+// followed by sketchShingles: every Method but imatch. It lets a
+// verifyMethod whose two Methods shingle alike shingle the text once.
+type shingleMethod interface {
+	Method
+	shingling() Shingling
+	// sketchShingles is Sketch on the shingles already in sc.shingles. It
+	// leaves their set there, though it may sort and deduplicate them
+	// (full), which changes none of the set sketches (VerifyMethodNames).
+	sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64)
+}
+
 // Estimate is what a Method's Compare says about two documents A and B.
 type Estimate struct {
 	// Resemblance estimates |A∩B|/|A∪B| of the shingle sets (exact for

@@ -20,9 +20,9 @@ func newMinHashMethod(p Params, sh Shingling) *minHashMethod {
 	return &minHashMethod{s: NewSketcher(p), sh: sh, version: bandedVersion(MethodMinHash, p, sh)}
 }
 
-// bandedVersion names a banded signature method: for word shingles with
-// offset 1 it is exactly Params.Version with the method's name, so a
-// minhash state written before Config existed keeps its version.
+// bandedVersion names a banded signature method. Params.Version is the
+// minhash name of word shingles with offset 1, so a minhash state written
+// before Config existed keeps its version.
 func bandedVersion(name string, p Params, sh Shingling) string {
 	b := make([]byte, 0, 48)
 	b = append(b, name...)
@@ -32,20 +32,21 @@ func bandedVersion(name string, p Params, sh Shingling) string {
 	b = append(b, 'r')
 	b = strconv.AppendInt(b, int64(p.Rows), 10)
 	b = append(b, '-')
-	b = sh.appendVersion(b)
-	if p.Seed != 1 {
-		b = append(b, "-s"...)
-		b = strconv.AppendUint(b, p.Seed, 10)
-	}
-	return string(b)
+	return string(appendSeed(sh.appendVersion(b), p.Seed))
 }
 
 func (m *minHashMethod) Name() string    { return MethodMinHash }
 func (m *minHashMethod) Version() string { return m.version }
 func (m *minHashMethod) KeyBands() int   { return m.s.p.Bands }
 
+func (m *minHashMethod) shingling() Shingling { return m.sh }
+
 func (m *minHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *minHashMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.sig = m.s.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		keys = m.s.BandKeys(keys, sc.sig)
@@ -62,6 +63,13 @@ func compareSignatures(a, b []byte, n int, threshold float64) (Estimate, error) 
 	if len(a) != 4*n || len(b) != 4*n {
 		return Estimate{Distance: -1}, fmt.Errorf("%w: signatures of %d and %d bytes, want %d", ErrSketch, len(a), len(b), 4*n)
 	}
+	sim := float64(agreeing(a, b)) / float64(n)
+	return Estimate{Resemblance: sim, Distance: -1, Near: sim >= threshold}, nil
+}
+
+// agreeing counts the positions where two encoded signatures of equal
+// length hold the same value and it is not empty: Similarity's numerator.
+func agreeing(a, b []byte) int {
 	same := 0
 	for i := 0; i < len(a); i += 4 {
 		v := binary.LittleEndian.Uint32(a[i:])
@@ -69,6 +77,17 @@ func compareSignatures(a, b []byte, n int, threshold float64) (Estimate, error) 
 			same++
 		}
 	}
-	sim := float64(same) / float64(n)
-	return Estimate{Resemblance: sim, Distance: -1, Near: sim >= threshold}, nil
+	return same
+}
+
+func (m *minHashMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	sig, err := signatureOf(sketch, m.s.p.NumPerm)
+	if err != nil || empty(sig) {
+		return dst, err
+	}
+	return m.s.BandKeys(dst, sig), nil
+}
+
+func (m *minHashMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	return signatureFingerprints(dst, sketch, m.s.p.NumPerm)
 }

@@ -1,6 +1,7 @@
 package lsh
 
 import (
+	"math"
 	"slices"
 	"strconv"
 )
@@ -64,8 +65,7 @@ func (s *ModM) Sketch(dst []uint64, shingles []uint64) []uint64 {
 // EstimateModM returns the three estimates from two samples (ascending,
 // as Sketch returns them). Near is left false.
 func EstimateModM(a, b []uint64) Estimate {
-	o := OverlapOf(a, b)
-	return Estimate{Resemblance: o.Resemblance(), AinB: o.AinB(), BinA: o.BinA(), Containment: true, Distance: -1}
+	return OverlapOf(a, b).estimate()
 }
 
 // modmMethod is the modm Method. Its keys are the sampled hashes
@@ -88,8 +88,14 @@ func (m *modmMethod) Name() string    { return MethodModM }
 func (m *modmMethod) Version() string { return m.version }
 func (m *modmMethod) KeyBands() int   { return 0 }
 
+func (m *modmMethod) shingling() Shingling { return m.sh }
+
 func (m *modmMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *modmMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.hashes = m.s.Sketch(sc.hashes[:0], sc.shingles)
 	return appendSet(sketch, sc.hashes), append(keys, sc.hashes...)
 }
@@ -105,6 +111,16 @@ func compareSets(a, b []byte, threshold float64) (Estimate, error) {
 	if err != nil {
 		return Estimate{Distance: -1}, err
 	}
-	r := o.Resemblance()
-	return Estimate{Resemblance: r, AinB: o.AinB(), BinA: o.BinA(), Containment: true, Distance: -1, Near: r >= threshold}, nil
+	e := o.estimate()
+	e.Near = e.Resemblance >= threshold
+	return e, nil
+}
+
+func (m *modmMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	return m.fingerprints(dst, sketch)
+}
+
+func (m *modmMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	set, err := setOf(sketch, math.MaxInt)
+	return append(dst, set...), err
 }

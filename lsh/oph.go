@@ -39,9 +39,6 @@ func NewOPH(k int, seed uint64) *OPH {
 	return &OPH{k: k, key: splitmix64(&state), probe: splitmix64(&state)}
 }
 
-// Bins returns k.
-func (o *OPH) Bins() int { return o.k }
-
 // Signature writes the densified OPH signature of the set of shingles into
 // dst, resized to k bins (reusing its capacity), and returns it. Repeated
 // shingles do not change it. An empty set gives all math.MaxUint32.
@@ -99,14 +96,6 @@ func (o *OPH) densify(sig Signature) {
 	}
 }
 
-// appendBandKeys is Sketcher.BandKeys for any signature.
-func appendBandKeys(dst []uint64, sig Signature, bands, rows int) []uint64 {
-	for j := range bands {
-		dst = append(dst, bandKey(j, sig[j*rows:(j+1)*rows]))
-	}
-	return dst
-}
-
 // ophMethod is the oph Method: an OPH signature banded like MinHash.
 type ophMethod struct {
 	o       *OPH
@@ -123,8 +112,14 @@ func (m *ophMethod) Name() string    { return MethodOPH }
 func (m *ophMethod) Version() string { return m.version }
 func (m *ophMethod) KeyBands() int   { return m.p.Bands }
 
+func (m *ophMethod) shingling() Shingling { return m.sh }
+
 func (m *ophMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *ophMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.sig = m.o.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		keys = appendBandKeys(keys, sc.sig, m.p.Bands, m.p.Rows)
@@ -134,4 +129,16 @@ func (m *ophMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint6
 
 func (m *ophMethod) Compare(a, b []byte) (Estimate, error) {
 	return compareSignatures(a, b, m.p.NumPerm, m.p.Threshold)
+}
+
+func (m *ophMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	sig, err := signatureOf(sketch, m.p.NumPerm)
+	if err != nil || empty(sig) {
+		return dst, err
+	}
+	return appendBandKeys(dst, sig, m.p.Bands, m.p.Rows), nil
+}
+
+func (m *ophMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	return signatureFingerprints(dst, sketch, m.p.NumPerm)
 }

@@ -3,7 +3,6 @@ package lsh
 import (
 	"fmt"
 	"math"
-	"strconv"
 )
 
 // Limits on Params enforced by Validate.
@@ -104,18 +103,5 @@ func validWeight(w float64) bool {
 // appended as "-s7". Threshold and weights are not part of it: they change
 // decisions, not sketches.
 func (p Params) Version() string {
-	b := make([]byte, 0, 40)
-	b = append(b, "minhash"...)
-	b = strconv.AppendInt(b, int64(p.NumPerm), 10)
-	b = append(b, "-b"...)
-	b = strconv.AppendInt(b, int64(p.Bands), 10)
-	b = append(b, 'r')
-	b = strconv.AppendInt(b, int64(p.Rows), 10)
-	b = append(b, "-w"...)
-	b = strconv.AppendInt(b, int64(p.Shingle), 10)
-	if p.Seed != 1 {
-		b = append(b, "-s"...)
-		b = strconv.AppendUint(b, p.Seed, 10)
-	}
-	return string(b)
+	return bandedVersion(MethodMinHash, p, Shingling{Length: p.Shingle, Offset: 1})
 }

@@ -94,7 +94,7 @@ func (m *RecordMethod) makeVersion() string {
 		}
 		b.WriteString(":" + f.Kind)
 		if f.Kind == KindText {
-			b.WriteString("." + Shingling{Length: f.Shingle.Length, Offset: 1, Chars: f.Shingle.Chars}.Version())
+			b.WriteString("." + f.Shingle.shingling().Version())
 		}
 	}
 	if p.Seed != 1 {
@@ -190,7 +190,7 @@ func (m *RecordMethod) sketchField(sc *Scratch, i int, field, dst []byte, keys [
 // shingles, or of each author key of an authors field.
 func (m *RecordMethod) fieldShingles(dst []uint64, f RecordField, field []byte) []uint64 {
 	if f.Kind == KindText {
-		return Shingling{Length: f.Shingle.Length, Offset: 1, Chars: f.Shingle.Chars}.Append(dst, field)
+		return f.Shingle.shingling().Append(dst, field)
 	}
 	for len(field) > 0 {
 		var name []byte

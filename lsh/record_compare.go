@@ -3,7 +3,6 @@ package lsh
 import (
 	"encoding/binary"
 	"fmt"
-	"math"
 )
 
 // FieldSimilarity is one field's part in a record comparison.
@@ -96,14 +95,7 @@ func fieldSimilarity(f RecordField, a, b []byte) float64 {
 	if !f.hashed() {
 		return btof(binary.LittleEndian.Uint64(a) == binary.LittleEndian.Uint64(b))
 	}
-	same := 0
-	for j := 0; j < len(a); j += 4 {
-		v := binary.LittleEndian.Uint32(a[j:])
-		if v == binary.LittleEndian.Uint32(b[j:]) && v != math.MaxUint32 {
-			same++
-		}
-	}
-	return float64(same) / float64(len(a)/4)
+	return float64(agreeing(a, b)) / float64(len(a)/4)
 }
 
 func btof(b bool) float64 {

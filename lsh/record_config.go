@@ -57,6 +57,11 @@ type RecordShingle struct {
 	Chars  bool `yaml:"chars"`  // character n-grams (spaces included) instead of word windows
 }
 
+// shingling is the Shingling of a text field: every window, no rewriting.
+func (s RecordShingle) shingling() Shingling {
+	return Shingling{Length: s.Length, Offset: 1, Chars: s.Chars}
+}
+
 // DefaultRecordFields are the fields of a publication: title (character
 // 4-grams, so a typo costs a few n-grams, not whole word windows), authors,
 // abstract (word 3-shingles) and year.

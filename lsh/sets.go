@@ -42,6 +42,12 @@ func (o Overlap) AinB() float64 { return ratio(o.Inter, o.SizeA) }
 // BinA returns the containment of B in A, |A∩B|/|B|, 0 when B is empty.
 func (o Overlap) BinA() float64 { return ratio(o.Inter, o.SizeB) }
 
+// estimate is the Estimate of a set sample's overlap (modm, full), Near
+// left false.
+func (o Overlap) estimate() Estimate {
+	return Estimate{Resemblance: o.Resemblance(), AinB: o.AinB(), BinA: o.BinA(), Containment: true, Distance: -1}
+}
+
 func ratio(num, den int) float64 {
 	if den == 0 {
 		return 0

@@ -70,17 +70,5 @@ func ContentHash(text []byte) uint64 {
 // does not modify a or b (it sorts copies). Two empty sets have resemblance
 // 0, matching Similarity.
 func Jaccard(a, b []uint64) float64 {
-	o := OverlapOf(sortedSet(a), sortedSet(b))
-	union := o.SizeA + o.SizeB - o.Inter
-	if union == 0 {
-		return 0
-	}
-	return float64(o.Inter) / float64(union)
-}
-
-// sortedSet returns a sorted copy of s without duplicates.
-func sortedSet(s []uint64) []uint64 {
-	s = slices.Clone(s)
-	slices.Sort(s)
-	return slices.Compact(s)
+	return OverlapOf(SortedSet(slices.Clone(a)), SortedSet(slices.Clone(b))).Resemblance()
 }

@@ -155,8 +155,14 @@ func (m *simHashMethod) Name() string    { return MethodSimHash }
 func (m *simHashMethod) Version() string { return m.version }
 func (m *simHashMethod) KeyBands() int   { return m.idx.Tables() }
 
+func (m *simHashMethod) shingling() Shingling { return m.sh }
+
 func (m *simHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *simHashMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	var fp uint64
 	if m.vocab == nil {
 		fp = m.s.Fingerprint(sc.shingles)
@@ -179,4 +185,16 @@ func (m *simHashMethod) Compare(a, b []byte) (Estimate, error) {
 	}
 	d := Hamming(le64(a, 0), le64(b, 0))
 	return Estimate{Resemblance: 1 - float64(d)/64, Distance: d, Near: d <= m.idx.k}, nil
+}
+
+// keysOf takes a fingerprint of 0 for the empty document (no keys); a
+// document's real fingerprint is 0 with probability 2⁻⁶⁴.
+func (m *simHashMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	if len(sketch) != 8 {
+		return dst, fmt.Errorf("%w: simhash sketch of %d bytes, want 8", ErrSketch, len(sketch))
+	}
+	if fp := le64(sketch, 0); fp != 0 {
+		dst = m.idx.AppendKeys(dst, fp)
+	}
+	return dst, nil
 }

@@ -61,9 +61,6 @@ func NewSimHashIndex(k, blocks int) (*SimHashIndex, error) {
 // fingerprint.
 func (x *SimHashIndex) Tables() int { return len(x.masks) }
 
-// Distance returns k.
-func (x *SimHashIndex) Distance() int { return x.k }
-
 // AppendKeys appends one key per table to dst: a bijective hash of the
 // fingerprint's bits in that table's blocks, combined with the table index,
 // so keys of different tables do not meet and, within a table, distinct

@@ -59,30 +59,40 @@ func containPair(r *rand.Rand, na, nb, inter int) (a, b []uint64) {
 	return a, b
 }
 
-func TestOPHEstimator(t *testing.T) {
-	const trials, k = 300, 128
-	for _, union := range []int{40, 400, 4000} {
+// checkResemblance runs trials of estimate on set pairs of each union size
+// and resemblance, each with a seed of its own, and checks the estimates
+// against σ = sqrt(J(1−J)/min(k, |A∪B|)): with fewer distinct shingles than
+// k the sketch holds no more information than the union's elements.
+func checkResemblance(t *testing.T, name string, k int, unions []int, estimate func(seed uint64, a, b []uint64) float64) {
+	t.Helper()
+	const trials = 300
+	for _, union := range unions {
 		for _, j := range []float64{0.2, 0.5, 0.8, 0.9} {
 			shared := int(math.Round(j * float64(union)))
 			if (union-shared)%2 != 0 {
 				shared--
 			}
 			truth := float64(shared) / float64(union)
-			// Fewer distinct shingles than bins: the densified signature
-			// holds no more information than the union's elements.
 			sigma := math.Sqrt(truth * (1 - truth) / float64(min(k, union)))
-			s := tally{name: fmt.Sprintf("oph k=%d |A∪B|=%d", k, union), truth: truth}
-			var sa, sb Signature
+			s := tally{name: fmt.Sprintf("%s |A∪B|=%d", name, union), truth: truth}
 			for trial := range trials {
 				r := rand.New(rand.NewPCG(uint64(union), uint64(trial)))
 				a, b := setPair(r, shared, union)
-				o := NewOPH(k, uint64(trial)+1)
-				sa, sb = o.Signature(sa, a), o.Signature(sb, b)
-				s.add(Similarity(sa, sb), sigma)
+				s.add(estimate(uint64(trial)+1, a, b), sigma)
 			}
 			s.check(t)
 		}
 	}
+}
+
+func TestOPHEstimator(t *testing.T) {
+	const k = 128
+	var sa, sb Signature
+	checkResemblance(t, fmt.Sprintf("oph k=%d", k), k, []int{40, 400, 4000}, func(seed uint64, a, b []uint64) float64 {
+		o := NewOPH(k, seed)
+		sa, sb = o.Signature(sa, a), o.Signature(sb, b)
+		return Similarity(sa, sb)
+	})
 }
 
 func TestOPHDensification(t *testing.T) {
@@ -106,25 +116,11 @@ func TestOPHDensification(t *testing.T) {
 }
 
 func TestBottomKResemblance(t *testing.T) {
-	const trials, k = 300, 128
-	for _, union := range []int{100, 400, 2000} {
-		for _, j := range []float64{0.2, 0.5, 0.8, 0.9} {
-			shared := int(math.Round(j * float64(union)))
-			if (union-shared)%2 != 0 {
-				shared--
-			}
-			truth := float64(shared) / float64(union)
-			sigma := math.Sqrt(truth * (1 - truth) / float64(min(k, union)))
-			s := tally{name: fmt.Sprintf("bottom-%d resemblance |A∪B|=%d", k, union), truth: truth}
-			for trial := range trials {
-				r := rand.New(rand.NewPCG(uint64(union), uint64(trial)))
-				a, b := setPair(r, shared, union)
-				bk := NewBottomK(k, uint64(trial)+1)
-				s.add(EstimateBottomK(bk.Sketch(nil, a), bk.Sketch(nil, b), k).Resemblance, sigma)
-			}
-			s.check(t)
-		}
-	}
+	const k = 128
+	checkResemblance(t, fmt.Sprintf("bottom-%d resemblance", k), k, []int{100, 400, 2000}, func(seed uint64, a, b []uint64) float64 {
+		bk := NewBottomK(k, seed)
+		return EstimateBottomK(bk.Sketch(nil, a), bk.Sketch(nil, b), k).Resemblance
+	})
 }
 
 func TestBottomKContainment(t *testing.T) {

@@ -104,9 +104,14 @@ func min4(xs []uint64, q *[4]perm) [4]uint64 {
 // sig[j*Rows:(j+1)*Rows], so equal keys at the same index mean the band
 // agrees (up to 64-bit collisions). sig must have NumPerm values.
 func (s *Sketcher) BandKeys(dst []uint64, sig Signature) []uint64 {
-	r := s.p.Rows
-	for j := range s.p.Bands {
-		dst = append(dst, bandKey(j, sig[j*r:(j+1)*r]))
+	return appendBandKeys(dst, sig, s.p.Bands, s.p.Rows)
+}
+
+// appendBandKeys is BandKeys for any signature, bands and rows (OPH
+// signatures, super-shingles).
+func appendBandKeys(dst []uint64, sig Signature, bands, rows int) []uint64 {
+	for j := range bands {
+		dst = append(dst, bandKey(j, sig[j*rows:(j+1)*rows]))
 	}
 	return dst
 }

@@ -58,8 +58,14 @@ func (m *superShingleMethod) Name() string    { return MethodSuperShingle }
 func (m *superShingleMethod) Version() string { return m.version }
 func (m *superShingleMethod) KeyBands() int   { return m.s.p.Bands * (m.s.p.Bands - 1) / 2 }
 
+func (m *superShingleMethod) shingling() Shingling { return m.sh }
+
 func (m *superShingleMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}
+
+func (m *superShingleMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.sig = m.s.Signature(sc.sig, sc.shingles)
 	if len(sc.shingles) > 0 {
 		sc.hashes = SuperShingles(sc.hashes[:0], sc.sig, m.s.p.Rows)
@@ -91,6 +97,18 @@ func (m *superShingleMethod) Compare(a, b []byte) (Estimate, error) {
 	}
 	sim := float64(same) / float64(p.NumPerm)
 	return Estimate{Resemblance: sim, Distance: -1, Near: supers >= 2}, nil
+}
+
+func (m *superShingleMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	sig, err := signatureOf(sketch, m.s.p.NumPerm)
+	if err != nil || empty(sig) {
+		return dst, err
+	}
+	return MegaShingles(dst, SuperShingles(nil, sig, m.s.p.Rows)), nil
+}
+
+func (m *superShingleMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	return signatureFingerprints(dst, sketch, m.s.p.NumPerm)
 }
 
 func le32(b []byte, i int) uint32 {

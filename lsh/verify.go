@@ -74,12 +74,21 @@ func (c Config) verifierConfig() Config {
 // the verifier's.
 type verifyMethod struct {
 	finder, verifier Method
-	version          string
+	// reuse is the verifier when it shingles as the finder does: it then
+	// sketches the shingles the finder left in the Scratch.
+	reuse   shingleMethod
+	version string
 }
 
 func newVerifyMethod(finder, verifier Method) *verifyMethod {
-	return &verifyMethod{finder: finder, verifier: verifier,
+	m := &verifyMethod{finder: finder, verifier: verifier,
 		version: finder.Version() + "+verify-" + verifier.Version()}
+	f, ok := finder.(shingleMethod)
+	v, vok := verifier.(shingleMethod)
+	if ok && vok && f.shingling() == v.shingling() {
+		m.reuse = v
+	}
+	return m
 }
 
 // Name is the finder's: the method whose keys the index holds.
@@ -87,15 +96,20 @@ func (m *verifyMethod) Name() string    { return m.finder.Name() }
 func (m *verifyMethod) Version() string { return m.version }
 func (m *verifyMethod) KeyBands() int   { return m.finder.KeyBands() }
 
-// Sketch appends both sketches and the finder's keys. Scratch.KeysCut
-// reports the finder's cut: the verifier's keys are not indexed.
+// Sketch appends both sketches and the finder's keys, shingling the text
+// once when the two shingle alike. Scratch.KeysCut reports the finder's
+// cut: the verifier's keys are not indexed.
 func (m *verifyMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	at := len(sketch)
 	sketch = append(sketch, 0, 0, 0, 0)
 	sketch, keys = m.finder.Sketch(sc, text, sketch, keys)
 	binary.LittleEndian.PutUint32(sketch[at:], uint32(len(sketch)-at-4))
 	n, cut := len(keys), sc.keysCut
-	sketch, keys = m.verifier.Sketch(sc, text, sketch, keys)
+	if m.reuse != nil {
+		sketch, keys = m.reuse.sketchShingles(sc, sketch, keys)
+	} else {
+		sketch, keys = m.verifier.Sketch(sc, text, sketch, keys)
+	}
 	sc.keysCut = cut
 	return sketch, keys[:n]
 }
@@ -142,4 +156,23 @@ func splitVerify(sk []byte) (finder, verifier []byte, err error) {
 		return nil, nil, fmt.Errorf("%w: verified sketch of %d bytes holds a finder sketch of %d", ErrSketch, len(sk), n)
 	}
 	return sk[4 : 4+n], sk[4+n:], nil
+}
+
+// keysOf returns the finder's keys.
+func (m *verifyMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
+	f, _, err := splitVerify(sketch)
+	if err != nil {
+		return dst, err
+	}
+	return KeysOf(m.finder, dst, f)
+}
+
+// fingerprints returns the verifier's fingerprints, the larger or exact
+// sample.
+func (m *verifyMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
+	_, v, err := splitVerify(sketch)
+	if err != nil {
+		return dst, err
+	}
+	return Fingerprints(m.verifier, dst, v)
 }

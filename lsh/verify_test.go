@@ -121,6 +121,34 @@ func TestVerifyRoundTrip(t *testing.T) {
 	}
 }
 
+// TestVerifySketchIsBoth checks, for every finder and verifier, with and
+// without stemming, that the verified sketch is the finder's and the
+// verifier's own sketches of the text, whether the verifier reuses the
+// finder's shingles or shingles the text itself.
+func TestVerifySketchIsBoth(t *testing.T) {
+	text := verifyStory(t)
+	vocab := testVocabulary(20)
+	var sc Scratch
+	for _, finder := range MethodNames() {
+		for _, verifier := range VerifyMethodNames() {
+			for _, stem := range []string{"none", "en"} {
+				c := Config{Stem: stem, Verify: VerifyConfig{Method: verifier}}
+				if finder == MethodIMatch {
+					c.Stem = "none"
+				}
+				m := testMethod(t, finder, c, vocab).(*verifyMethod)
+				sk, keys := m.Sketch(&sc, text, nil, nil)
+				fsk, fkeys := m.finder.Sketch(&Scratch{}, text, nil, nil)
+				vsk, _ := m.verifier.Sketch(&Scratch{}, text, nil, nil)
+				f, v, err := splitVerify(sk)
+				if err != nil || !bytes.Equal(f, fsk) || !bytes.Equal(v, vsk) || !slices.Equal(keys, fkeys) {
+					t.Errorf("%s (reuse %v): sketch or keys are not the finder's and the verifier's: %v", m.Version(), m.reuse != nil, err)
+				}
+			}
+		}
+	}
+}
+
 // TestVerifyRejects edits a real story until its exact resemblance falls
 // below 0.9: minhash at 0.8 still calls the copy near, but a full verifier
 // (exact) or a bottom-256 one at 0.9 rejects it; a lighter edit passes both.
