@@ -85,8 +85,9 @@ func (h *harness) produce(msgs ...kafka.Message) {
 	}
 }
 
-// open opens the state directory and builds a pipeline on it.
-func (h *harness) open() (*stream.Pipeline, *state.Store) {
+// open opens the state directory and builds a pipeline on it, with hook (if
+// not nil) as its Deps.AfterStage.
+func (h *harness) open(hook func(string, int) error) (*stream.Pipeline, *state.Store) {
 	h.t.Helper()
 	if err := h.cfg.Validate(); err != nil {
 		h.t.Fatal(err)
@@ -98,7 +99,7 @@ func (h *harness) open() (*stream.Pipeline, *state.Store) {
 	}
 	p, err := stream.New(h.cfg, stream.Deps{
 		Logger: zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)), Cleaner: clean.New(clean.Options{}),
-		Method: m, Index: st, Containment: h.containment,
+		Method: m, Index: st, Containment: h.containment, AfterStage: hook,
 	})
 	if err != nil {
 		h.t.Fatal(err)
@@ -126,10 +127,7 @@ func (h *harness) runToEnd(hook func(string, int) error) (stream.Counts, error) 
 
 func (h *harness) runWhile(more func(*stream.Pipeline) bool, hook func(string, int) error) (stream.Counts, error) {
 	h.t.Helper()
-	p, st := h.open()
-	if hook != nil {
-		p.SetCrashHook(hook)
-	}
+	p, st := h.open(hook)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()

@@ -64,9 +64,7 @@ type Pipeline struct {
 	// that benchmarks compare the filter with.
 	passthrough bool
 
-	// crash, when set by tests, is called after each stage of a batch (from the
-	// goroutine running that stage); an error aborts Run there, as a crash would.
-	crash func(stage string, batch int) error
+	afterStage func(stage string, batch int) error // Deps.AfterStage
 }
 
 // Counts are running totals since the pipeline was created.
@@ -103,7 +101,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	}
 	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment, m: p.m}
 	p.pool.New = func() any { return new(scratch) }
-	p.crash = d.AfterStage
+	p.afterStage = d.AfterStage
 	p.reader = newReader(cfg, d.Security, p.log, &p.member)
 	p.writer = newWriter(cfg, d.Security, p.log)
 	return p, nil
@@ -353,11 +351,12 @@ func (p *Pipeline) observe(stage string, since time.Time) time.Time {
 	return now
 }
 
+// step reports the end of a stage of batch to Deps.AfterStage, if set.
 func (p *Pipeline) step(stage string, batch int) error {
-	if p.crash == nil {
+	if p.afterStage == nil {
 		return nil
 	}
-	return p.crash(stage, batch)
+	return p.afterStage(stage, batch)
 }
 
 // drainContext returns a context that outlives ctx by grace, so work already
