@@ -18,6 +18,7 @@ import (
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // harness is a real broker on loopback, a real Badger state directory, and the
@@ -77,12 +78,18 @@ func (h *harness) method() lsh.Method {
 // produce writes msgs to the input topic and waits for the acknowledgement.
 func (h *harness) produce(msgs ...kafka.Message) {
 	h.t.Helper()
-	w := &kafka.Writer{Addr: kafka.TCP(h.broker.Addr()), Topic: topicIn, Balancer: &kafka.Hash{},
-		BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
-	defer w.Close()
-	if err := w.WriteMessages(context.Background(), msgs...); err != nil {
-		h.t.Fatalf("produce: %v", err)
+	streamtest.Produce(h.t, h.broker.Addr(), topicIn, msgs...)
+}
+
+// process produces msgs and runs a pipeline until it has processed them all.
+func (h *harness) process(msgs ...kafka.Message) stream.Counts {
+	h.t.Helper()
+	h.produce(msgs...)
+	c, err := h.runUntil(int64(len(msgs)), nil)
+	if err != nil {
+		h.t.Fatal(err)
 	}
+	return c
 }
 
 // open opens the state directory and builds a pipeline on it, with hook (if
