@@ -41,18 +41,17 @@ type Deps struct {
 
 // Pipeline consumes the input topic and emits verdicts. Run it from one goroutine.
 type Pipeline struct {
-	cfg    Config
-	log    *zap.Logger
-	index  Index
-	prep   preparer
-	dec    decider
-	route  router
-	reader *kafka.Reader
-	writer *kafka.Writer
-	sec    Security
-	m      *metrics
-	// lagClient serves SampleLag, from the sampling goroutine only.
-	lagClient *kafka.Client
+	cfg       Config
+	log       *zap.Logger
+	index     Index
+	prep      preparer
+	dec       decider
+	route     router
+	reader    *kafka.Reader
+	writer    *kafka.Writer
+	sec       Security
+	m         *metrics
+	lagClient *kafka.Client // SampleLag's
 	pool      sync.Pool
 
 	running atomic.Bool // Run is fetching (not stopped, not draining)
@@ -102,9 +101,16 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment, m: p.m}
 	p.pool.New = func() any { return new(scratch) }
 	p.afterStage = d.AfterStage
-	p.reader = newReader(cfg, d.Security, p.log, &p.member)
-	p.writer = newWriter(cfg, d.Security, p.log)
+	p.clients(d.Security)
 	return p, nil
+}
+
+// clients builds the pipeline's Kafka reader, writer and lag client, none of
+// which connects until used.
+func (p *Pipeline) clients(sec Security) {
+	p.reader = newReader(p.cfg, sec, p.log, &p.member)
+	p.writer = newWriter(p.cfg, sec, p.log)
+	p.lagClient = newLagClient(p.cfg, sec)
 }
 
 // NewPassthrough builds a pipeline that consumes, forwards every record
@@ -116,8 +122,7 @@ func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
 		log = zap.NewNop()
 	}
 	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil), passthrough: true}
-	p.reader = newReader(cfg, Security{}, log, &p.member)
-	p.writer = newWriter(cfg, Security{}, log)
+	p.clients(Security{})
 	return p
 }
 
@@ -242,9 +247,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 
 // Close closes the Kafka reader and writer. The index is the caller's to close.
 func (p *Pipeline) Close() error {
-	if p.lagClient != nil {
-		p.lagClient.Transport.(*kafka.Transport).CloseIdleConnections()
-	}
+	p.lagClient.Transport.(*kafka.Transport).CloseIdleConnections()
 	return errors.Join(p.reader.Close(), p.writer.Close())
 }
 
