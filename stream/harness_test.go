@@ -100,7 +100,7 @@ func (h *harness) open(hook func(string, int) error) (*stream.Pipeline, *state.S
 		h.t.Fatal(err)
 	}
 	m := h.method()
-	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0})
+	st, err := state.Open(h.stateOptions(m))
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -112,6 +112,12 @@ func (h *harness) open(hook func(string, int) error) (*stream.Pipeline, *state.S
 		h.t.Fatal(err)
 	}
 	return p, st
+}
+
+// stateOptions are the options of the harness's state directory for a
+// pipeline running m.
+func (h *harness) stateOptions(m lsh.Method) state.Options {
+	return state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0}
 }
 
 // runUntil runs a pipeline until it has processed n records (or Run returns),
