@@ -7,6 +7,31 @@ import (
 	"github.com/dgraph-io/badger/v4"
 )
 
+// SetCluster rewrites the cluster id of a stored document, keeping its expiry.
+// It returns an error wrapping ErrNotFound if the document is not stored.
+func (s *Store) SetCluster(seq, cluster uint64) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
+	s.writeMu.Lock()
+	defer s.writeMu.Unlock()
+	err := s.db.Update(func(txn *badger.Txn) error {
+		e, ok, err := clusterEntry(txn, seq, cluster)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return ErrNotFound
+		}
+		return txn.SetEntry(e)
+	})
+	if err != nil {
+		return fmt.Errorf("set cluster of document %d: %w", seq, err)
+	}
+	return nil
+}
+
 // SetClusters rewrites the cluster ids of many documents — clusters[i] for
 // seqs[i] — in as few transactions as fit, keeping each record's expiry. It is
 // for the offline pass, which writes back every document's cluster. Documents

@@ -75,7 +75,7 @@ type Store struct {
 	next    atomic.Uint64 // next Reserve
 	stored  atomic.Uint64 // next seq as persisted: max(seq Put)+1
 	written atomic.Uint64 // records Put, persisted as meta "docs"
-	writeMu sync.Mutex    // serialises Put and SetCluster
+	writeMu sync.Mutex    // serialises writes: Put, Stage, Publish, SetCluster(s)
 
 	// filter holds every replay key and group head stored or being written;
 	// growFilter replaces it, with writeMu held.

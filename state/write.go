@@ -332,36 +332,3 @@ func raise(x *atomic.Uint64, v uint64) {
 		}
 	}
 }
-
-// SetCluster rewrites the cluster id of a stored document, keeping its expiry.
-// It returns an error wrapping ErrNotFound if the document is not stored.
-func (s *Store) SetCluster(seq, cluster uint64) error {
-	if err := s.enter(); err != nil {
-		return err
-	}
-	defer s.leave()
-	s.writeMu.Lock()
-	defer s.writeMu.Unlock()
-	key := appendDocKey(nil, seq)
-	err := s.db.Update(func(txn *badger.Txn) error {
-		item, err := txn.Get(key)
-		if errors.Is(err, badger.ErrKeyNotFound) {
-			return ErrNotFound
-		}
-		if err != nil {
-			return err
-		}
-		v, err := item.ValueCopy(nil)
-		if err != nil {
-			return err
-		}
-		if err := setRecordCluster(v, cluster); err != nil {
-			return err
-		}
-		return txn.SetEntry(&badger.Entry{Key: key, Value: v, ExpiresAt: item.ExpiresAt()})
-	})
-	if err != nil {
-		return fmt.Errorf("set cluster of document %d: %w", seq, err)
-	}
-	return nil
-}

@@ -39,10 +39,7 @@ func TestBadInputGoesToDeadLetter(t *testing.T) {
 		msgs = append(msgs, b.msg)
 	}
 	msgs = append(msgs, good("good-2", "a second good page arrives after all the bad ones and is still decided"))
-	h.produce(msgs...)
-	if _, err := h.runUntil(int64(len(msgs)), nil); err != nil {
-		t.Fatal(err)
-	}
+	h.process(msgs...)
 	dlq := h.readAll(topicDLQ)
 	if len(dlq) != len(bad) {
 		t.Fatalf("dead-letter topic has %d records, want %d", len(dlq), len(bad))

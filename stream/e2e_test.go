@@ -84,11 +84,7 @@ func (o oracle) jaccard(a, b string) float64 { return lsh.Jaccard(o.shingles(a),
 func TestEndToEnd(t *testing.T) {
 	set := realPages(t, 1200)
 	h := newHarness(t, 2)
-	h.produce(set.messages()...)
-	counts, err := h.runUntil(int64(len(set.order)), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	counts := h.process(set.messages()...)
 	outs := h.readAll(topicOut)
 	byID := make(map[string]output, len(outs))
 	for _, o := range outs {

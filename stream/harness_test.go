@@ -18,6 +18,7 @@ import (
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // harness is a real broker on loopback, a real Badger state directory, and the
@@ -77,33 +78,46 @@ func (h *harness) method() lsh.Method {
 // produce writes msgs to the input topic and waits for the acknowledgement.
 func (h *harness) produce(msgs ...kafka.Message) {
 	h.t.Helper()
-	w := &kafka.Writer{Addr: kafka.TCP(h.broker.Addr()), Topic: topicIn, Balancer: &kafka.Hash{},
-		BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
-	defer w.Close()
-	if err := w.WriteMessages(context.Background(), msgs...); err != nil {
-		h.t.Fatalf("produce: %v", err)
-	}
+	streamtest.Produce(h.t, h.broker.Addr(), topicIn, msgs...)
 }
 
-// open opens the state directory and builds a pipeline on it.
-func (h *harness) open() (*stream.Pipeline, *state.Store) {
+// process produces msgs and runs a pipeline until it has processed them all.
+func (h *harness) process(msgs ...kafka.Message) stream.Counts {
+	h.t.Helper()
+	h.produce(msgs...)
+	c, err := h.runUntil(int64(len(msgs)), nil)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+// open opens the state directory and builds a pipeline on it, with hook (if
+// not nil) as its Deps.AfterStage.
+func (h *harness) open(hook func(string, int) error) (*stream.Pipeline, *state.Store) {
 	h.t.Helper()
 	if err := h.cfg.Validate(); err != nil {
 		h.t.Fatal(err)
 	}
 	m := h.method()
-	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0})
+	st, err := state.Open(h.stateOptions(m))
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	p, err := stream.New(h.cfg, stream.Deps{
 		Logger: zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)), Cleaner: clean.New(clean.Options{}),
-		Method: m, Index: st, Containment: h.containment,
+		Method: m, Index: st, Containment: h.containment, AfterStage: hook,
 	})
 	if err != nil {
 		h.t.Fatal(err)
 	}
 	return p, st
+}
+
+// stateOptions are the options of the harness's state directory for a
+// pipeline running m.
+func (h *harness) stateOptions(m lsh.Method) state.Options {
+	return state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0}
 }
 
 // runUntil runs a pipeline until it has processed n records (or Run returns),
@@ -126,10 +140,7 @@ func (h *harness) runToEnd(hook func(string, int) error) (stream.Counts, error) 
 
 func (h *harness) runWhile(more func(*stream.Pipeline) bool, hook func(string, int) error) (stream.Counts, error) {
 	h.t.Helper()
-	p, st := h.open()
-	if hook != nil {
-		p.SetCrashHook(hook)
-	}
+	p, st := h.open(hook)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- p.Run(ctx) }()

@@ -17,10 +17,6 @@ import (
 // assigned, when no commit happens — which is when an alert on lag matters.
 // A partition with no committed offset counts from its first offset.
 func (p *Pipeline) SampleLag(ctx context.Context) error {
-	if p.lagClient == nil {
-		p.lagClient = &kafka.Client{Addr: kafka.TCP(p.cfg.Kafka.Brokers...), Timeout: 5 * time.Second,
-			Transport: p.sec.transport(p.cfg.Kafka.ClientID)}
-	}
 	c, topic := p.lagClient, p.cfg.Kafka.Input
 	meta, err := c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
@@ -63,4 +59,11 @@ func (p *Pipeline) SampleLag(ctx context.Context) error {
 		p.m.lag.WithLabelValues(strconv.Itoa(po.Partition)).Set(float64(max(po.LastOffset-from, 0)))
 	}
 	return nil
+}
+
+// newLagClient is the client SampleLag asks the brokers with. It connects
+// only when used.
+func newLagClient(cfg Config, sec Security) *kafka.Client {
+	return &kafka.Client{Addr: kafka.TCP(cfg.Kafka.Brokers...), Timeout: 5 * time.Second,
+		Transport: sec.transport(cfg.Kafka.ClientID)}
 }

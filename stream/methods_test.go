@@ -31,10 +31,7 @@ func TestMethodsEndToEnd(t *testing.T) {
 			h := newHarness(t, 1)
 			h.sketch = sketch
 			h.sketch.EnsureDefaults()
-			h.produce(set.messages()...)
-			if _, err := h.runUntil(int64(len(set.order)), nil); err != nil {
-				t.Fatal(err)
-			}
+			h.process(set.messages()...)
 			outs := h.readAll(topicOut)
 			byID := make(map[string]output, len(outs))
 			for _, o := range outs {
@@ -118,10 +115,7 @@ func TestContained(t *testing.T) {
 		h.sketch = lsh.Config{Method: method, ModM: lsh.ModMParams{M: 4}}
 		h.sketch.EnsureDefaults()
 		h.containment = h.sketch.Containment
-		h.produce(msgs...)
-		if _, err := h.runUntil(int64(len(msgs)), nil); err != nil {
-			t.Fatal(err)
-		}
+		h.process(msgs...)
 		got := make(map[string]string)
 		for _, o := range h.readAll(topicOut) {
 			got[o.key] = o.headers[stream.HeaderVerdict] + " " + o.headers[stream.HeaderOf]

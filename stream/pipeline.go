@@ -41,18 +41,17 @@ type Deps struct {
 
 // Pipeline consumes the input topic and emits verdicts. Run it from one goroutine.
 type Pipeline struct {
-	cfg    Config
-	log    *zap.Logger
-	index  Index
-	prep   preparer
-	dec    decider
-	route  router
-	reader *kafka.Reader
-	writer *kafka.Writer
-	sec    Security
-	m      *metrics
-	// lagClient serves SampleLag, from the sampling goroutine only.
-	lagClient *kafka.Client
+	cfg       Config
+	log       *zap.Logger
+	index     Index
+	prep      preparer
+	dec       decider
+	route     router
+	reader    *kafka.Reader
+	writer    *kafka.Writer
+	sec       Security
+	m         *metrics
+	lagClient *kafka.Client // SampleLag's
 	pool      sync.Pool
 
 	running atomic.Bool // Run is fetching (not stopped, not draining)
@@ -64,9 +63,7 @@ type Pipeline struct {
 	// that benchmarks compare the filter with.
 	passthrough bool
 
-	// crash, when set by tests, is called after each stage of a batch (from the
-	// goroutine running that stage); an error aborts Run there, as a crash would.
-	crash func(stage string, batch int) error
+	afterStage func(stage string, batch int) error // Deps.AfterStage
 }
 
 // Counts are running totals since the pipeline was created.
@@ -103,10 +100,17 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	}
 	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment, m: p.m}
 	p.pool.New = func() any { return new(scratch) }
-	p.crash = d.AfterStage
-	p.reader = newReader(cfg, d.Security, p.log, &p.member)
-	p.writer = newWriter(cfg, d.Security, p.log)
+	p.afterStage = d.AfterStage
+	p.clients(d.Security)
 	return p, nil
+}
+
+// clients builds the pipeline's Kafka reader, writer and lag client, none of
+// which connects until used.
+func (p *Pipeline) clients(sec Security) {
+	p.reader = newReader(p.cfg, sec, p.log, &p.member)
+	p.writer = newWriter(p.cfg, sec, p.log)
+	p.lagClient = newLagClient(p.cfg, sec)
 }
 
 // NewPassthrough builds a pipeline that consumes, forwards every record
@@ -118,8 +122,7 @@ func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
 		log = zap.NewNop()
 	}
 	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil), passthrough: true}
-	p.reader = newReader(cfg, Security{}, log, &p.member)
-	p.writer = newWriter(cfg, Security{}, log)
+	p.clients(Security{})
 	return p
 }
 
@@ -244,9 +247,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 
 // Close closes the Kafka reader and writer. The index is the caller's to close.
 func (p *Pipeline) Close() error {
-	if p.lagClient != nil {
-		p.lagClient.Transport.(*kafka.Transport).CloseIdleConnections()
-	}
+	p.lagClient.Transport.(*kafka.Transport).CloseIdleConnections()
 	return errors.Join(p.reader.Close(), p.writer.Close())
 }
 
@@ -353,11 +354,12 @@ func (p *Pipeline) observe(stage string, since time.Time) time.Time {
 	return now
 }
 
+// step reports the end of a stage of batch to Deps.AfterStage, if set.
 func (p *Pipeline) step(stage string, batch int) error {
-	if p.crash == nil {
+	if p.afterStage == nil {
 		return nil
 	}
-	return p.crash(stage, batch)
+	return p.afterStage(stage, batch)
 }
 
 // drainContext returns a context that outlives ctx by grace, so work already

@@ -109,12 +109,11 @@ func (p *preparer) prepareRecord(it item, s *scratch) item {
 		return it
 	}
 	it.sketch, it.keys = p.method.Sketch(&s.sketch, s.text, nil, nil)
-	it.hash = lsh.ContentHash(s.text)
+	n := len(s.text)
 	if present < p.minFields {
-		n := len(s.text)
 		s.text = append(append(s.text, 0), sourceOf(it.msg)...)
-		it.hash = lsh.ContentHash(s.text)
-		s.text = s.text[:n]
 	}
+	it.hash = lsh.ContentHash(s.text)
+	s.text = s.text[:n]
 	return it
 }

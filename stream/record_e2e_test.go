@@ -3,7 +3,6 @@ package stream_test
 import (
 	"encoding/json"
 	"flag"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -112,7 +111,7 @@ func TestRecordModeVerdicts(t *testing.T) {
 	// The state was built with these fields: other fields are refused.
 	h.record.Fields = append(h.record.Fields, lsh.RecordField{Name: "doi", Path: "doi", Kind: lsh.KindExact, Weight: 1})
 	other := h.method()
-	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: other.Version(), SetKeys: true})
+	st, err := state.Open(h.stateOptions(other))
 	if err == nil {
 		st.Close()
 		t.Fatalf("state of %q opened with %q", version, other.Version())

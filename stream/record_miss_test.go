@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -102,8 +101,9 @@ func explainMisses(t *testing.T, h *harness, pubs []gen.Publication, msgs []kafk
 		out[i].exact, out[i].exactSim = exactFields(m.Fields(), cmp, texts[id], texts[p.Origin])
 	}
 	lookup := func(maxes int, fill func(*recordMiss, []state.Doc, state.Capped)) {
-		st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: true,
-			MaxBucket: maxes, MaxCandidates: maxes})
+		o := h.stateOptions(m)
+		o.MaxBucket, o.MaxCandidates = maxes, maxes
+		st, err := state.Open(o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -132,7 +132,7 @@ func explainMisses(t *testing.T, h *harness, pubs []gen.Publication, msgs []kafk
 // storedSeqs maps every stored record id to its sequence number.
 func storedSeqs(t *testing.T, h *harness, m lsh.Method) map[string]uint64 {
 	t.Helper()
-	st, err := state.Open(state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: true})
+	st, err := state.Open(h.stateOptions(m))
 	if err != nil {
 		t.Fatal(err)
 	}

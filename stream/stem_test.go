@@ -37,10 +37,7 @@ func TestStemEndToEnd(t *testing.T) {
 			h := newHarness(t, 1)
 			h.sketch.StopWords, h.sketch.Stem = stopwords, stem
 			h.sketch.EnsureDefaults()
-			h.produce(msgs...)
-			if _, err := h.runUntil(int64(len(msgs)), nil); err != nil {
-				t.Fatal(err)
-			}
+			h.process(msgs...)
 			outs := h.readAll(topicOut)
 			checkHeaders(t, h.method().Version(), outs)
 			if v := h.method().Version(); (stem != "none") != strings.Contains(v, "-stem") {

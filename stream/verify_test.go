@@ -39,10 +39,7 @@ func TestVerifyEndToEnd(t *testing.T) {
 		h.containment = 0.9 // as run sets it: the heavy copy's exact containment is 0.94
 		h.sketch.Verify = verify
 		h.sketch.EnsureDefaults()
-		h.produce(msgs...)
-		if _, err := h.runUntil(int64(len(msgs)), nil); err != nil {
-			t.Fatal(err)
-		}
+		h.process(msgs...)
 		outs := h.readAll(topicOut)
 		checkHeaders(t, h.method().Version(), outs)
 		got := make(map[string]map[string]string, len(outs))

@@ -36,13 +36,7 @@ func Store(t testing.TB, dir string, m lsh.Method, partitions int, msgs []kafka.
 		t.Fatal(err)
 	}
 	defer b.Close()
-	w := &kafka.Writer{Addr: kafka.TCP(b.Addr()), Topic: "pages", Balancer: &kafka.Hash{}, BatchTimeout: time.Millisecond}
-	if err := w.WriteMessages(context.Background(), msgs...); err != nil {
-		t.Fatal(err)
-	}
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
+	Produce(t, b.Addr(), "pages", msgs...)
 	var cfg stream.Config
 	cfg.Kafka.Brokers = []string{b.Addr()}
 	cfg.EnsureDefaults()
@@ -74,6 +68,21 @@ func Store(t testing.TB, dir string, m lsh.Method, partitions int, msgs []kafka.
 		t.Fatal(err)
 	}
 	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Produce writes msgs to topic on the broker at addr, keys hashed to
+// partitions as Kafka clients do, and waits for every replica's
+// acknowledgement.
+func Produce(t testing.TB, addr, topic string, msgs ...kafka.Message) {
+	t.Helper()
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{},
+		BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	if err := w.WriteMessages(context.Background(), msgs...); err != nil {
+		t.Fatalf("produce to %s: %v", topic, err)
+	}
+	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
