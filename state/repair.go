@@ -13,8 +13,15 @@ import (
 // its header; a process killed in between leaves a file of zero bytes, which
 // holds no entry but which Badger v4 refuses at the next open ("Open existing
 // file ...: Create a new file", "while opening fid"). A file of any other size
-// is left to Badger's own recovery.
+// is left to Badger's own recovery. Nothing is removed while another process
+// has the database open (it holds Badger's directory lock, and a file it has
+// just created may be empty for a moment); badger.Open then fails on the lock.
 func removeEmptyLogs(dir string, log *zap.Logger) error {
+	unlock, held, err := lockDir(dir)
+	if err != nil || !held {
+		return err
+	}
+	defer unlock()
 	vlogs, err := filepath.Glob(filepath.Join(dir, "*.vlog"))
 	if err != nil {
 		return err

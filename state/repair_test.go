@@ -22,6 +22,29 @@ func TestOpenAfterKillCreatingLog(t *testing.T) {
 	f("00099.mem")
 }
 
+// TestOpenLeavesLiveDatabaseAlone: a second Open of a directory another
+// store has open must fail on Badger's lock without first removing an empty
+// log file, which in a live database may be one just being created.
+func TestOpenLeavesLiveDatabaseAlone(t *testing.T) {
+	dir := t.TempDir()
+	live, err := Open(Options{Dir: dir, GCInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	empty := filepath.Join(dir, "000099.vlog")
+	if err := os.WriteFile(empty, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := Open(Options{Dir: dir, GCInterval: -1}); err == nil {
+		s.Close()
+		t.Fatal("a second Open of a live directory succeeded")
+	}
+	if _, err := os.Stat(empty); err != nil {
+		t.Errorf("the second Open removed a file of the live database: %v", err)
+	}
+}
+
 // openCloseWith opens and closes a store in dir, with an empty file called
 // name planted first if name is set, and checks that Open removed it.
 func openCloseWith(t *testing.T, dir, name string) {
