@@ -62,8 +62,7 @@ func Recluster(ctx context.Context, st *state.Store, sk *lsh.Sketcher, o Options
 // mega-shingle, simhash by Hamming distance, imatch by equal signatures. The
 // result depends only on the stored documents, not on the order the stream
 // decided them in, and the same state gives the same cluster ids. st must have
-// been opened with m's version and key layout (state.Options.SetKeys when
-// m.KeyBands() is 0).
+// been opened with m's version and key layout (state.Options.ForMethod).
 func ReclusterMethod(ctx context.Context, st *state.Store, m lsh.Method, o Options) (*Result, error) {
 	algo, err := cluster.ByName(o.Algorithm)
 	if err != nil {

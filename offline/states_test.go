@@ -48,8 +48,7 @@ func methodOf(t *testing.T, name string, docs []eval.Doc) lsh.Method {
 // their sketches and index keys, as the stream's stage and publish do.
 func storeDocs(t *testing.T, dir string, m lsh.Method, docs []eval.Doc) *state.Store {
 	t.Helper()
-	st, err := state.Open(state.Options{Dir: dir, SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0,
-		MaxCandidates: 1000, MaxBucket: 1000, GCInterval: -1})
+	st, err := state.Open(state.Options{Dir: dir, MaxCandidates: 1000, MaxBucket: 1000, GCInterval: -1}.ForMethod(m))
 	if err != nil {
 		t.Fatal(err)
 	}

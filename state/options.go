@@ -39,11 +39,11 @@ type Options struct {
 	// one included. Together they bound the write buffers on the heap.
 	MemtableBytes int64  `yaml:"memtable_bytes"` // 0 → 64 MiB
 	NumMemtables  int    `yaml:"num_memtables"`  // 0 → 3
-	SketchVersion string `yaml:"-"`              // set by caller; stored at first open, checked after
+	SketchVersion string `yaml:"-"`              // set by ForMethod; stored at first open, checked after
 	// SetKeys says that Doc.Bands and the keys passed to Candidates are a set
 	// (any key may match any key, as many as the method gives) rather than one
-	// key per band: they are all kept under the pseudo-band SetBand. Set it
-	// for sketch methods with lsh.Method.KeyBands() == 0.
+	// key per band: they are all kept under the pseudo-band SetBand. ForMethod
+	// sets it for sketch methods with lsh.Method.KeyBands() == 0.
 	SetKeys bool        `yaml:"-"`
 	Logger  *zap.Logger `yaml:"-"` // nil → zap.NewNop(); badger's own logger adapted at warning level
 }
@@ -157,3 +157,17 @@ func (l badgerLogger) Warningf(format string, args ...any) {
 
 func (badgerLogger) Infof(string, ...any)  {}
 func (badgerLogger) Debugf(string, ...any) {}
+
+// Method is what the state needs to know of the sketch method that writes and
+// reads it; lsh.Method has it.
+type Method interface {
+	Version() string // stored at first open, checked after
+	KeyBands() int   // 0: the method's keys are a set (SetKeys)
+}
+
+// ForMethod returns o with the sketch version and key layout of m, the two
+// settings every state must be opened with for the method that fills it.
+func (o Options) ForMethod(m Method) Options {
+	o.SketchVersion, o.SetKeys = m.Version(), m.KeyBands() == 0
+	return o
+}

@@ -117,7 +117,7 @@ func (h *harness) open(hook func(string, int) error) (*stream.Pipeline, *state.S
 // stateOptions are the options of the harness's state directory for a
 // pipeline running m.
 func (h *harness) stateOptions(m lsh.Method) state.Options {
-	return state.Options{Dir: filepath.Join(h.dir, "state"), SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0}
+	return state.Options{Dir: filepath.Join(h.dir, "state")}.ForMethod(m)
 }
 
 // runUntil runs a pipeline until it has processed n records (or Run returns),

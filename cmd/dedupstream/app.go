@@ -45,9 +45,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	so := cfg.State
-	so.SketchVersion = method.Version()
-	so.SetKeys = method.KeyBands() == 0
+	so := cfg.State.ForMethod(method)
 	so.Logger = log.Named("state")
 	store, err := state.Open(so)
 	if err != nil {

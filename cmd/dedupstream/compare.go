@@ -114,7 +114,7 @@ func findStored(cfg Config, method lsh.Method, args []string, docs []compareDoc,
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("%s: not a file, and no state directory to look it up in: %w", args[missing[0]], err)
 	}
-	st, err := state.Open(state.Options{Dir: dir, GCInterval: -1, SketchVersion: method.Version(), SetKeys: method.KeyBands() == 0})
+	st, err := state.Open(state.Options{Dir: dir, GCInterval: -1}.ForMethod(method))
 	if err != nil {
 		return err
 	}

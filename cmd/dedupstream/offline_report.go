@@ -93,9 +93,8 @@ func openReclusterState(cfg Config, threshold float64) (*state.Store, lsh.Method
 	if err != nil {
 		return nil, nil, err
 	}
-	so := cfg.State
+	so := cfg.State.ForMethod(method)
 	so.MaxCandidates, so.MaxBucket, so.GCInterval = max(so.MaxCandidates, 1000), max(so.MaxBucket, 1000), -1
-	so.SketchVersion, so.SetKeys = method.Version(), method.KeyBands() == 0
 	st, err := state.Open(so)
 	return st, method, err
 }

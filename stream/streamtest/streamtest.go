@@ -40,7 +40,7 @@ func Store(t testing.TB, dir string, m lsh.Method, partitions int, msgs []kafka.
 	var cfg stream.Config
 	cfg.Kafka.Brokers = []string{b.Addr()}
 	cfg.EnsureDefaults()
-	st, err := state.Open(state.Options{Dir: dir, SketchVersion: m.Version(), SetKeys: m.KeyBands() == 0})
+	st, err := state.Open(state.Options{Dir: dir}.ForMethod(m))
 	if err != nil {
 		t.Fatal(err)
 	}
