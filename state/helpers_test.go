@@ -74,7 +74,11 @@ func sameDoc(t testing.TB, got, want Doc) {
 		t.Errorf("seq %d: Similarity = %v, want %v", want.Seq, got.Similarity, want.Similarity)
 	}
 	got.Similarity, want.Similarity = 0, 0
+	if !got.OfTime.Equal(want.OfTime) {
+		t.Errorf("seq %d: OfTime = %v, want %v", want.Seq, got.OfTime, want.OfTime)
+	}
 	got.Time, want.Time = time.Time{}, time.Time{}
+	got.OfTime, want.OfTime = time.Time{}, time.Time{}
 	got.Sketch, want.Sketch = nil, nil
 	want.Bands = nil
 	if !reflect.DeepEqual(got, want) {

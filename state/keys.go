@@ -21,6 +21,9 @@ const (
 	metaSketch = "sketch"
 	metaSeq    = "seq"
 	metaDocs   = "docs"
+	// metaApplied is the offset of the last log record a shard of the
+	// sharded index applied (Apply), plus one; absent before the first.
+	metaApplied = "applied"
 )
 
 // MaxBands is the number of band indexes a posting key can hold (one byte).

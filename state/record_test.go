@@ -26,6 +26,9 @@ func TestRecordRoundTrip(t *testing.T) {
 		ContentHash: math.MaxUint64, Verdict: 4, Of: 1, Similarity: float32(math.Inf(1)), Cluster: 3, Sketch: []byte{0}})
 	f(Doc{Seq: 3, Time: time.Date(1700, 1, 1, 0, 0, 0, 0, time.UTC), Similarity: -0.5, Sketch: make([]byte, 1000)})
 	f(Doc{Seq: 4, ID: string(make([]byte, 300))}) // two-byte length prefix
+	// version 2: a shard's record names its original's place in the global order
+	f(Doc{Seq: 5, ID: "b", Source: "p/0/9", OfID: "a", OfSource: "p/1/2", OfTime: time.Unix(7, 8).UTC(), Sketch: []byte{3}})
+	f(Doc{Seq: 6, OfSource: "p/1/2"})
 }
 
 func TestDecodeRecordRejects(t *testing.T) {

@@ -36,8 +36,12 @@ type Doc struct {
 	OfID        string    // its id
 	Similarity  float32   // similarity to Of
 	Cluster     uint64    // cluster id (stream sets it; offline may rewrite)
-	Sketch      []byte    // opaque encoded signature
-	Bands       []uint64  // band keys; posting i is written under band index i
+	// OfTime and OfSource are the original's Time and Source, kept by the
+	// shards of the sharded index, which order documents by them.
+	OfTime   time.Time
+	OfSource string
+	Sketch   []byte   // opaque encoded signature
+	Bands    []uint64 // band keys; posting i is written under band index i
 }
 
 // Capped says which caps cut a Candidates answer, for metrics.

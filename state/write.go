@@ -12,7 +12,35 @@ import (
 
 // Put stages and publishes the documents in one step: Stage and Publish
 // together, for callers with no output to wait for between them.
-func (s *Store) Put(docs []Doc) error { return s.write("put", docs, stagePart|publishPart) }
+func (s *Store) Put(docs []Doc) error { return s.write("put", docs, stagePart|publishPart, nil) }
+
+// Apply is Put for a shard of the sharded index, whose store is rebuilt from a
+// log: it stores docs (records and postings) and records next, the log
+// position after the last record applied, in the transaction that stores the
+// last of them (alone, when docs is empty). A crash leaves a prefix of docs
+// stored and the old position, so the log is re-read from there and its
+// records, found by Replayed, are not stored twice. Applied reads it back.
+func (s *Store) Apply(docs []Doc, next int64) error {
+	return s.write("apply", docs, stagePart|publishPart, &next)
+}
+
+// Applied returns the log position recorded by the last Apply, false before the first.
+func (s *Store) Applied() (int64, bool, error) {
+	if err := s.enter(); err != nil {
+		return 0, false, err
+	}
+	defer s.leave()
+	var next uint64
+	var ok bool
+	err := s.db.View(func(txn *badger.Txn) (err error) {
+		next, ok, err = getUint(txn, metaApplied)
+		return err
+	})
+	if err != nil {
+		return 0, false, fmt.Errorf("read applied log position: %w", err)
+	}
+	return int64(next), ok, nil
+}
 
 // Stage stores each document's record and replay key but not its postings: a
 // staged document is found by Replayed and Get, never by Exact or Candidates.
@@ -21,12 +49,12 @@ func (s *Store) Put(docs []Doc) error { return s.write("put", docs, stagePart|pu
 // output is acknowledged, so no document nobody saw can become another's
 // original. Documents should come in ascending Seq order (see the package
 // documentation). Stage raises Reserve above every seq it stores.
-func (s *Store) Stage(docs []Doc) error { return s.write("stage", docs, stagePart) }
+func (s *Store) Stage(docs []Doc) error { return s.write("stage", docs, stagePart, nil) }
 
 // Publish adds staged documents to their content-hash group and band buckets
 // (Bands[i] under band index i), making them findable by Exact and Candidates.
 // Publishing a document again is harmless.
-func (s *Store) Publish(docs []Doc) error { return s.write("publish", docs, publishPart) }
+func (s *Store) Publish(docs []Doc) error { return s.write("publish", docs, publishPart, nil) }
 
 // Parts of a document that a write stores.
 const (
@@ -39,9 +67,10 @@ const (
 // per transaction as fit, and each transaction also persists the next sequence
 // number. A crash or error mid-write therefore leaves a prefix of docs fully
 // written and the rest absent, never a posting without its record (when both
-// parts are written together) and never half a document.
-func (s *Store) write(op string, docs []Doc, parts int) error {
-	if len(docs) == 0 {
+// parts are written together) and never half a document. A non-nil applied is
+// written with the last transaction (see Apply).
+func (s *Store) write(op string, docs []Doc, parts int, applied *int64) error {
+	if len(docs) == 0 && applied == nil {
 		return nil
 	}
 	if err := checkDocs(docs, s.opt.SetKeys); err != nil {
@@ -59,6 +88,14 @@ func (s *Store) write(op string, docs []Doc, parts int) error {
 	for i := range docs {
 		if err := w.add(&docs[i], parts); err != nil {
 			return fmt.Errorf("%s document %d (%q): %w", op, docs[i].Seq, docs[i].ID, err)
+		}
+	}
+	if applied != nil {
+		if w.txn == nil {
+			w.txn = s.db.NewTransaction(true)
+		}
+		if err := w.txn.Set(metaKey(metaApplied), binary.BigEndian.AppendUint64(nil, uint64(*applied))); err != nil {
+			return fmt.Errorf("%s: record log position %d: %w", op, *applied, err)
 		}
 	}
 	if err := w.commit(); err != nil {
@@ -98,9 +135,9 @@ type batch struct {
 	docsInTxn  int             // documents with entries in txn
 }
 
-// Per-transaction metadata: meta "seq" and "docs", 8-byte values.
+// Per-transaction metadata: meta "seq", "docs" and (Apply) "applied", 8-byte values.
 const (
-	metaEntries = 2
+	metaEntries = 3
 	metaBytes   = metaEntries * (1 + 4 + 8 + entryOverhead)
 	// entryOverhead mirrors badger's Txn size estimate: meta bytes plus the
 	// version appended to the key.

@@ -4,31 +4,62 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
-	"strconv"
 	"sync"
+	"time"
 
-	"github.com/segmentio/kafka-go"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/state"
 )
 
-// decider gives each prepared record its verdict. decideBatch is called by one
-// goroutine; retire may be called by another.
+// Decision is the verdict on one document and the document it points back to.
+type Decision struct {
+	Verdict    Verdict
+	Of         string  // id of the earliest matching document; "" when unique
+	Similarity float64 // to that document; 1 for exact duplicates
+	Cluster    uint64
+	// OfTime and OfSource place the original in the global order (see
+	// Before); set in global-order mode, where they let a front join the
+	// decisions of several shards.
+	OfTime   time.Time
+	OfSource string
+	// Replayed says the decision is the one stored for a redelivered record.
+	Replayed bool
+}
+
+// DeciderOptions configure a Decider.
+type DeciderOptions struct {
+	// Containment is the least estimated containment (lsh.Estimate.AinB) of
+	// a new document in an earlier one that makes it Contained, when the
+	// Method estimates containment; 0 disables the verdict.
+	Containment float64
+	// GlobalOrder decides in the global order of Before instead of the
+	// Index's sequence numbers: a candidate counts only if it comes before the
+	// document in that order, the earliest such match wins, and a unique
+	// document's cluster is ClusterOf(its Source). A shard of the sharded
+	// index, which stores documents in the order its probes arrive, decides so.
+	GlobalOrder bool
+	// Registry, if set, registers the decider's metrics (the similarity of
+	// verified candidates, candidates per lookup).
+	Registry prometheus.Registerer
+}
+
+// Decider gives documents their verdicts against an Index. DecideBatch is
+// called by one goroutine; Retire may be called by another.
 //
-// A record's verdict depends only on documents stored before it: the replay
+// A document's verdict depends only on documents stored before it: the replay
 // lookup returns the verdict a record already got, and every other lookup is
-// bounded by the record's own sequence number. Documents decided in this batch,
-// and in earlier batches whose postings are not published yet, are not
-// findable in state; their overlays stand in for them.
-type decider struct {
+// bounded by the document's own sequence number (and, in global-order mode, by
+// its place in the global order). Documents decided in this batch, and in
+// earlier batches not yet published, are not findable in the Index; their
+// overlays stand in for them, so deciding a batch gives the verdicts that
+// deciding its documents one at a time would.
+type Decider struct {
 	index  Index
 	method lsh.Method
-	// containment is the least estimated containment of a new document in a
-	// candidate that makes it Contained, for methods that estimate
-	// containment; 0 disables the verdict.
-	containment float64
-	m           *metrics
+	opt    DeciderOptions
+	m      *metrics
 
 	cands []state.Doc // reused candidate buffer
 
@@ -36,23 +67,33 @@ type decider struct {
 	pending []*overlay // decided batches not yet published, oldest first
 }
 
-// decideStats counts a batch's lookup work for metrics.
-type decideStats struct {
-	candidates    int // candidates verified
-	cappedBuckets int // band buckets cut by state.max_bucket
-	cappedLookups int // lookups cut by state.max_candidates
-	replayed      int // records found already decided
+// NewDecider builds a Decider that looks documents up in index and verifies
+// them with method, whose keys the index's postings must hold.
+func NewDecider(index Index, method lsh.Method, o DeciderOptions) *Decider {
+	return newDecider(index, method, o, newMetrics(o.Registry))
 }
 
-// decided is a batch's decisions: one outcome per item, the new documents to
+func newDecider(index Index, method lsh.Method, o DeciderOptions, m *metrics) *Decider {
+	return &Decider{index: index, method: method, opt: o, m: m}
+}
+
+// DecideStats count a batch's lookup work.
+type DecideStats struct {
+	Candidates    int // candidates verified
+	CappedBuckets int // band buckets cut by state.max_bucket
+	CappedLookups int // lookups cut by state.max_candidates
+	Replayed      int // documents found already decided
+}
+
+// Decided is a batch's decisions: one per document, the new documents to
 // stage, and every document whose postings to publish once the output is
 // acknowledged (new ones, and replayed ones whose publish a crash may have cut).
-type decided struct {
-	outs    []outcome
-	stage   []state.Doc
-	publish []state.Doc
-	overlay *overlay // retire it once published
-	stats   decideStats
+type Decided struct {
+	Decisions []Decision
+	Stage     []state.Doc
+	Publish   []state.Doc
+	Stats     DecideStats
+	overlay   *overlay // retired once published
 }
 
 // batchView is what one batch's decisions consult besides state.
@@ -60,149 +101,188 @@ type batchView struct {
 	pending []*overlay // snapshot of earlier unpublished batches
 	cur     *overlay
 	all     []*overlay // pending, then cur
-	stats   *decideStats
+	stats   *DecideStats
 	replays []state.Doc
 }
 
-// decideBatch decides every item of a batch in order.
-func (d *decider) decideBatch(items []item) (decided, error) {
-	v := &batchView{cur: newOverlay(), stats: &decideStats{}}
+// DecideBatch decides docs in order. Each holds a new document's ID, Source,
+// URL, Time, ContentHash, Sketch and index keys (Bands); its Seq and verdict
+// fields are set here, on the copies in Decided.Stage.
+func (d *Decider) DecideBatch(docs []state.Doc) (Decided, error) {
+	v := &batchView{cur: newOverlay(), stats: &DecideStats{}}
 	d.mu.Lock()
 	v.pending = slices.Clone(d.pending)
 	d.pending = append(d.pending, v.cur)
 	d.mu.Unlock()
 	v.all = append(slices.Clip(v.pending), v.cur)
-	outs := make([]outcome, len(items))
-	for i := range items {
-		it := &items[i]
-		if it.err != nil {
-			outs[i] = outcome{verdict: Invalid, err: it.err}
-			continue
-		}
-		o, err := d.decide(v, it)
+	out := make([]Decision, len(docs))
+	for i := range docs {
+		dec, err := d.decide(v, docs[i])
 		if err != nil {
 			d.retire(v.cur)
-			return decided{}, fmt.Errorf("decide %q (partition %d offset %d): %w", it.rec.ID, it.msg.Partition, it.msg.Offset, err)
+			return Decided{}, fmt.Errorf("decide %q (%s): %w", docs[i].ID, docs[i].Source, err)
 		}
-		outs[i] = o
+		out[i] = dec
 	}
-	return decided{
-		outs: outs, stage: v.cur.docs, publish: append(v.replays, v.cur.docs...),
-		overlay: v.cur, stats: *v.stats,
+	return Decided{
+		Decisions: out, Stage: v.cur.docs, Publish: append(v.replays, v.cur.docs...),
+		Stats: *v.stats, overlay: v.cur,
 	}, nil
 }
 
-// retire forgets a batch's overlay once its documents are published.
-func (d *decider) retire(o *overlay) {
+// Retire forgets a decided batch's overlay once its documents are published.
+func (d *Decider) Retire(dec Decided) { d.retire(dec.overlay) }
+
+func (d *Decider) retire(o *overlay) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.pending = slices.DeleteFunc(d.pending, func(p *overlay) bool { return p == o })
 }
 
-func (d *decider) decide(v *batchView, it *item) (outcome, error) {
-	if doc, ok, err := d.replayed(v, it); err != nil || ok {
-		v.stats.replayed += btoi(ok)
-		return storedOutcome(doc), err
+func (d *Decider) decide(v *batchView, doc state.Doc) (Decision, error) {
+	if stored, ok, err := d.replayed(v, doc); err != nil || ok {
+		v.stats.Replayed += btoi(ok)
+		return storedDecision(stored), err
 	}
-	doc := state.Doc{
-		Seq: d.index.Reserve(), ID: it.rec.ID, Source: sourceOf(it.msg), URL: it.rec.URL, Time: it.msg.Time,
-		ContentHash: it.hash, Sketch: it.sketch, Bands: it.keys,
-	}
-	o, orig, err := d.match(v, it, doc.Seq)
+	doc.Seq = d.index.Reserve()
+	dec, orig, err := d.match(v, &doc)
 	if err != nil {
-		return outcome{}, err
+		return Decision{}, err
 	}
-	doc.Verdict = uint8(o.verdict)
-	doc.Similarity = float32(o.similarity)
-	doc.Cluster = doc.Seq
+	doc.Verdict = uint8(dec.Verdict)
+	doc.Similarity = float32(dec.Similarity)
+	doc.Cluster = d.ownCluster(&doc)
 	if orig != nil {
 		doc.Of, doc.OfID, doc.Cluster = orig.Seq, orig.ID, clusterOf(orig)
-		o.of = orig.ID
-	}
-	if o.verdict == ExactDuplicate {
-		doc.Bands = nil // its postings would repeat the original's
-	}
-	o.cluster = doc.Cluster
-	v.cur.add(doc)
-	return o, nil
-}
-
-func (d *decider) replayed(v *batchView, it *item) (state.Doc, bool, error) {
-	src := sourceOf(it.msg)
-	for _, o := range v.all {
-		if doc, ok := o.replayed(src, it.hash); ok {
-			return doc, true, nil
+		dec.Of, dec.OfTime, dec.OfSource = orig.ID, orig.Time, orig.Source
+		if d.opt.GlobalOrder {
+			doc.OfTime, doc.OfSource = orig.Time, orig.Source
 		}
 	}
-	doc, ok, err := d.index.Replayed(src, it.hash)
-	if !ok || err != nil {
-		return doc, false, err
+	if dec.Verdict == ExactDuplicate {
+		doc.Bands = nil // its postings would repeat the original's
 	}
-	if Verdict(doc.Verdict) != ExactDuplicate {
-		doc.Bands = it.keys // keys are not stored; the same text gives the same ones
-	}
-	v.replays = append(v.replays, doc)
-	return doc, true, nil
+	dec.Cluster = doc.Cluster
+	v.cur.add(doc)
+	return dec, nil
 }
 
-// match finds the earliest document before seq that this one duplicates.
-func (d *decider) match(v *batchView, it *item, seq uint64) (outcome, *state.Doc, error) {
-	orig, ok, err := d.index.Exact(it.hash, seq)
+// ownCluster is the cluster id a document founds: its seq, or in global-order
+// mode a hash of its input position that every shard computes alike.
+func (d *Decider) ownCluster(doc *state.Doc) uint64 {
+	if d.opt.GlobalOrder {
+		return ClusterOf(doc.Source)
+	}
+	return doc.Seq
+}
+
+func (d *Decider) replayed(v *batchView, doc state.Doc) (state.Doc, bool, error) {
+	for _, o := range v.all {
+		if stored, ok := o.replayed(doc.Source, doc.ContentHash); ok {
+			return stored, true, nil
+		}
+	}
+	stored, ok, err := d.index.Replayed(doc.Source, doc.ContentHash)
+	if !ok || err != nil {
+		return stored, false, err
+	}
+	if Verdict(stored.Verdict) != ExactDuplicate {
+		stored.Bands = doc.Bands // keys are not stored; the same text gives the same ones
+	}
+	v.replays = append(v.replays, stored)
+	return stored, true, nil
+}
+
+// match finds the earliest document before doc that it duplicates.
+func (d *Decider) match(v *batchView, doc *state.Doc) (Decision, *state.Doc, error) {
+	if d.opt.GlobalOrder {
+		return d.matchGlobal(v, doc)
+	}
+	orig, ok, err := d.index.Exact(doc.ContentHash, doc.Seq)
 	if err != nil {
-		return outcome{}, nil, err
+		return Decision{}, nil, err
 	}
 	for _, o := range v.all {
-		if doc, found := o.exact(it.hash); found && (!ok || doc.Seq < orig.Seq) {
-			orig, ok = doc, true
+		if found, ok2 := o.exact(doc.ContentHash); ok2 && (!ok || found.Seq < orig.Seq) {
+			orig, ok = found, true
 		}
 	}
 	if ok {
-		return outcome{verdict: ExactDuplicate, similarity: 1}, &orig, nil
+		return Decision{Verdict: ExactDuplicate, Similarity: 1}, &orig, nil
 	}
-	return d.near(v, it, seq)
+	cands, err := d.candidates(v, doc)
+	if err != nil {
+		return Decision{}, nil, err
+	}
+	return d.near(doc, cands)
 }
 
-// near verifies the index's candidates in sequence order and returns the
-// first that the Method calls near (for the set sketches: estimated
-// resemblance ≥ threshold) or, when the Method estimates containment, that
-// holds at least the containment threshold of this document.
-func (d *decider) near(v *batchView, it *item, seq uint64) (outcome, *state.Doc, error) {
-	cands, capped, err := d.index.Candidates(d.cands[:0], it.keys, seq)
+// matchGlobal is match in the global order: among the candidates that come
+// before doc, the earliest exact copy (an exact copy has every index key of its
+// original, so it is among them), else the earliest verified near match.
+func (d *Decider) matchGlobal(v *batchView, doc *state.Doc) (Decision, *state.Doc, error) {
+	cands, err := d.candidates(v, doc)
 	if err != nil {
-		return outcome{}, nil, err
+		return Decision{}, nil, err
 	}
-	v.stats.cappedBuckets += capped.Buckets
-	v.stats.cappedLookups += btoi(capped.Candidates)
-	cands = mergeCandidates(cands, v, it.keys)
+	cands = slices.DeleteFunc(cands, func(c state.Doc) bool { return !Before(&c, doc) })
+	slices.SortStableFunc(cands, func(a, b state.Doc) int { return compareOrder(&a, &b) })
 	d.cands = cands
 	for i := range cands {
-		v.stats.candidates++
-		est, err := d.method.Compare(it.sketch, cands[i].Sketch)
+		if cands[i].ContentHash == doc.ContentHash {
+			orig := cands[i]
+			return Decision{Verdict: ExactDuplicate, Similarity: 1}, &orig, nil
+		}
+	}
+	return d.near(doc, cands)
+}
+
+// candidates returns the documents sharing an index key with doc, from the
+// Index and the overlays, in sequence order without repeats.
+func (d *Decider) candidates(v *batchView, doc *state.Doc) ([]state.Doc, error) {
+	cands, capped, err := d.index.Candidates(d.cands[:0], doc.Bands, doc.Seq)
+	if err != nil {
+		return nil, err
+	}
+	v.stats.CappedBuckets += capped.Buckets
+	v.stats.CappedLookups += btoi(capped.Candidates)
+	cands = mergeCandidates(cands, v, doc.Bands)
+	d.cands = cands
+	return cands, nil
+}
+
+// near verifies candidates in order and returns the first that the Method
+// calls near (for the set sketches: estimated resemblance ≥ threshold) or,
+// when the Method estimates containment, that holds at least the containment
+// threshold of this document.
+func (d *Decider) near(doc *state.Doc, cands []state.Doc) (Decision, *state.Doc, error) {
+	for i := range cands {
+		est, err := d.method.Compare(doc.Sketch, cands[i].Sketch)
 		if err != nil {
-			return outcome{}, nil, fmt.Errorf("candidate %d: %w", cands[i].Seq, err)
+			return Decision{}, nil, fmt.Errorf("candidate %d: %w", cands[i].Seq, err)
 		}
 		d.m.similarity.Observe(est.Resemblance)
-		if o, ok := d.verdict(est); ok {
+		if dec, ok := d.verdict(est); ok {
 			d.m.lookupCands.Observe(float64(i + 1))
 			orig := cands[i]
-			return o, &orig, nil
+			return dec, &orig, nil
 		}
 	}
 	d.m.lookupCands.Observe(float64(len(cands)))
-	return outcome{verdict: Unique}, nil, nil
+	return Decision{Verdict: Unique}, nil, nil
 }
 
 // verdict turns a Method's estimate against one candidate into a duplicate
 // verdict, if it is one. A near-duplicate reports the estimated resemblance;
 // a contained document its estimated containment in the candidate.
-func (d *decider) verdict(est lsh.Estimate) (outcome, bool) {
+func (d *Decider) verdict(est lsh.Estimate) (Decision, bool) {
 	switch {
 	case est.Near:
-		return outcome{verdict: NearDuplicate, similarity: est.Resemblance}, true
-	case d.containment > 0 && est.Containment && est.AinB >= d.containment:
-		return outcome{verdict: Contained, similarity: est.AinB}, true
+		return Decision{Verdict: NearDuplicate, Similarity: est.Resemblance}, true
+	case d.opt.Containment > 0 && est.Containment && est.AinB >= d.opt.Containment:
+		return Decision{Verdict: Contained, Similarity: est.AinB}, true
 	}
-	return outcome{}, false
+	return Decision{}, false
 }
 
 // mergeCandidates adds the overlays' candidates to those from state, in
@@ -221,16 +301,10 @@ func mergeCandidates(cands []state.Doc, v *batchView, keys []uint64) []state.Doc
 	return slices.CompactFunc(cands, func(a, b state.Doc) bool { return a.Seq == b.Seq })
 }
 
-// sourceOf names a record by its input position, which a redelivery repeats and a
-// re-crawl of the same page does not.
-func sourceOf(m *kafka.Message) string {
-	return m.Topic + "/" + strconv.Itoa(m.Partition) + "/" + strconv.FormatInt(m.Offset, 10)
-}
-
-func storedOutcome(doc state.Doc) outcome {
-	return outcome{
-		verdict: Verdict(doc.Verdict), of: doc.OfID,
-		similarity: float64(doc.Similarity), cluster: clusterOf(&doc),
+func storedDecision(doc state.Doc) Decision {
+	return Decision{
+		Verdict: Verdict(doc.Verdict), Of: doc.OfID, Similarity: float64(doc.Similarity),
+		Cluster: clusterOf(&doc), OfTime: doc.OfTime, OfSource: doc.OfSource, Replayed: true,
 	}
 }
 

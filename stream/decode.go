@@ -208,5 +208,5 @@ func fallbackID(m *kafka.Message) string {
 	if len(m.Key) > 0 {
 		return string(m.Key)
 	}
-	return sourceOf(m)
+	return SourceOf(m)
 }

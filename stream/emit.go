@@ -34,13 +34,11 @@ const (
 	HeaderErrMessage   = "__connect.errors.exception.message"
 )
 
-// outcome is what happened to one input record.
+// outcome is what happened to one input record: its Decision, or the input
+// error that makes it Invalid.
 type outcome struct {
-	verdict    Verdict
-	of         string  // id of the earliest matching document
-	similarity float64 // to that document; 1 for exact duplicates
-	cluster    uint64
-	err        *InputError // set when verdict is Invalid
+	Decision
+	err *InputError // set when Verdict is Invalid
 }
 
 // router builds the output messages for outcomes.
@@ -55,14 +53,14 @@ type router struct {
 // record is dropped (drop mode, no duplicates topic).
 func (r router) route(in *kafka.Message, o *outcome) (kafka.Message, bool) {
 	out := kafka.Message{Key: in.Key, Value: in.Value, Time: in.Time}
-	if o.verdict == Invalid {
+	if o.Verdict == Invalid {
 		out.Topic = r.kafka.DeadLetter
 		out.Headers = r.errorHeaders(in, o.err)
 		r.fit(&out, in, o.err)
 		return out, true
 	}
 	out.Topic = r.kafka.Output
-	if r.mode == ModeDrop && o.verdict.Duplicate() {
+	if r.mode == ModeDrop && o.Verdict.Duplicate() {
 		if r.kafka.Duplicates == "" {
 			return kafka.Message{}, false
 		}
@@ -97,14 +95,14 @@ func (r router) fit(out, in *kafka.Message, e *InputError) {
 func (r router) verdictHeaders(orig []kafka.Header, o *outcome) []kafka.Header {
 	h := make([]kafka.Header, 0, len(orig)+5)
 	h = append(h, withoutPrefix(orig, "dedup.")...)
-	h = append(h, kafka.Header{Key: HeaderVerdict, Value: []byte(o.verdict.String())})
-	if o.of != "" {
+	h = append(h, kafka.Header{Key: HeaderVerdict, Value: []byte(o.Verdict.String())})
+	if o.Of != "" {
 		h = append(h,
-			kafka.Header{Key: HeaderOf, Value: []byte(o.of)},
-			kafka.Header{Key: HeaderSimilarity, Value: strconv.AppendFloat(nil, o.similarity, 'f', 3, 64)})
+			kafka.Header{Key: HeaderOf, Value: []byte(o.Of)},
+			kafka.Header{Key: HeaderSimilarity, Value: strconv.AppendFloat(nil, o.Similarity, 'f', 3, 64)})
 	}
 	h = append(h,
-		kafka.Header{Key: HeaderCluster, Value: strconv.AppendUint(nil, o.cluster, 10)},
+		kafka.Header{Key: HeaderCluster, Value: strconv.AppendUint(nil, o.Cluster, 10)},
 		kafka.Header{Key: HeaderSketch, Value: []byte(r.version)})
 	return h
 }

@@ -1,6 +1,10 @@
 package stream
 
-import "github.com/dedupstream/dedupstream/state"
+import (
+	"context"
+
+	"github.com/dedupstream/dedupstream/state"
+)
 
 // Index is what the pipeline needs of the state store. *state.Store implements it.
 //
@@ -22,4 +26,26 @@ type Index interface {
 	Stage(docs []state.Doc) error
 	// Publish makes staged documents findable by Exact and Candidates.
 	Publish(docs []state.Doc) error
+}
+
+// Sharded is the band-sharded index as the pipeline, its front, uses it; the
+// shards that own a document's index keys decide it, each over the documents
+// it holds, and the front joins their answers. stream/shard.Front implements it.
+type Sharded interface {
+	// Ask sends the documents' probes to the shards that own their keys. The
+	// documents are as Decider.DecideBatch takes them; their Source names the
+	// input partition whose owner reads the answers.
+	Ask(ctx context.Context, docs []state.Doc) (Asked, error)
+}
+
+// Asked is one batch's lookups in the sharded index.
+type Asked interface {
+	// Wait returns one Decision per document, joined over the shards asked,
+	// once they have all answered: an exact copy if any shard found one, else
+	// the match earliest in the global order (Before), else Unique.
+	Wait(ctx context.Context) ([]Decision, error)
+	// Settle tells the shards whose answers differ from the joined decisions
+	// what those are, so later documents matching these find their real
+	// clusters. The pipeline calls it after the output is acknowledged.
+	Settle(ctx context.Context) error
 }

@@ -21,10 +21,18 @@ import (
 
 // Deps are the pipeline's collaborators, built and owned by the caller.
 type Deps struct {
-	Logger   *zap.Logger           // nil: no logs
-	Cleaner  *clean.Cleaner        // required
-	Method   lsh.Method            // required: sketches, index keys and their comparison
-	Index    Index                 // required; its postings must be keyed as Method.KeyBands says
+	Logger  *zap.Logger    // nil: no logs
+	Cleaner *clean.Cleaner // required
+	Method  lsh.Method     // required: sketches, index keys and their comparison
+	// Index is the single-instance index; its postings must be keyed as
+	// Method.KeyBands says. Exactly one of Index and Sharded is required.
+	Index Index
+	// Sharded is the band-sharded index of a filter spread over instances
+	// (stream/shard.Front); the pipeline is then its front.
+	Sharded Sharded
+	// InFlight bounds the batches whose probes are out while their answers
+	// are awaited, in sharded mode; 0 means 4.
+	InFlight int
 	Registry prometheus.Registerer // nil: metrics are kept but not registered
 	// Containment is the least estimated containment (lsh.Estimate.AinB) of
 	// a new document in an earlier one that makes it Contained, when the
@@ -45,7 +53,9 @@ type Pipeline struct {
 	log       *zap.Logger
 	index     Index
 	prep      preparer
-	dec       decider
+	dec       *Decider // nil in sharded mode
+	sharded   Sharded  // nil in single-instance mode
+	inFlight  int      // Deps.InFlight
 	route     router
 	reader    *kafka.Reader
 	writer    *kafka.Writer
@@ -83,22 +93,29 @@ type Counts struct {
 
 // New builds a pipeline. cfg must be defaulted and valid.
 func New(cfg Config, d Deps) (*Pipeline, error) {
-	if d.Cleaner == nil || d.Method == nil || d.Index == nil {
-		return nil, errors.New("stream: Cleaner, Method and Index are required")
+	if d.Cleaner == nil || d.Method == nil || (d.Index == nil) == (d.Sharded == nil) {
+		return nil, errors.New("stream: Cleaner, Method and one of Index and Sharded are required")
+	}
+	if d.InFlight <= 0 {
+		d.InFlight = 4
 	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
 	}
 	p := &Pipeline{
-		cfg:   cfg,
-		log:   d.Logger,
-		index: d.Index,
-		prep:  newPreparer(cfg.Decode, d.Cleaner, d.Method),
-		route: router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
-		m:     newMetrics(d.Registry),
-		sec:   d.Security,
+		cfg:      cfg,
+		log:      d.Logger,
+		index:    d.Index,
+		sharded:  d.Sharded,
+		inFlight: d.InFlight,
+		prep:     newPreparer(cfg.Decode, d.Cleaner, d.Method),
+		route:    router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
+		m:        newMetrics(d.Registry),
+		sec:      d.Security,
 	}
-	p.dec = decider{index: d.Index, method: d.Method, containment: d.Containment, m: p.m}
+	if d.Index != nil {
+		p.dec = newDecider(d.Index, d.Method, DeciderOptions{Containment: d.Containment}, p.m)
+	}
 	p.pool.New = func() any { return new(scratch) }
 	p.afterStage = d.AfterStage
 	p.clients(d.Security)
@@ -147,7 +164,9 @@ func (p *Pipeline) Counts() Counts {
 // prepares (decode, clean, sketch — in parallel), one decides and stages, one
 // emits and waits for the broker's ack, and Run's own publishes and commits.
 // Batch k+1 is decided while batch k is emitted, and emitted while k is
-// published; the decider's overlays let it see k's documents meanwhile.
+// published; the decider's overlays let it see k's documents meanwhile. In
+// sharded mode a fifth, between fetching and deciding, sends each batch's
+// probes to the shards; up to Deps.InFlight batches wait for their answers.
 func (p *Pipeline) Run(ctx context.Context) error {
 	drain, stop := drainContext(ctx, p.cfg.ShutdownTimeout)
 	defer stop()
@@ -159,15 +178,23 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	draining := context.AfterFunc(ctx, func() { p.running.Store(false) }) // not ready from the stop on
 	defer draining()
 	prepared, decided, emitted := make(chan batch, 1), make(chan batch, 1), make(chan batch, 1)
-	fetchErr, decideErr, emitErr := make(chan error, 1), make(chan error, 1), make(chan error, 1)
+	fetchErr, askErr, decideErr, emitErr := make(chan error, 1), make(chan error, 1), make(chan error, 1), make(chan error, 1)
 	loop := func(in <-chan batch, out chan<- batch, do func(*batch) error) error {
 		return p.stageLoop(work, abort, in, out, do)
 	}
 	go func() { fetchErr <- p.fetchLoop(work, prepared) }()
-	go func() { decideErr <- loop(prepared, decided, p.decide) }()
+	toDecide := prepared
+	if p.sharded != nil {
+		asked := make(chan batch, p.inFlight)
+		go func() { askErr <- loop(prepared, asked, p.ask(drain)) }()
+		toDecide = asked
+	} else {
+		askErr <- nil
+	}
+	go func() { decideErr <- loop(toDecide, decided, p.decide(drain)) }()
 	go func() { emitErr <- loop(decided, emitted, p.emitBatch(drain)) }()
 	err := loop(emitted, nil, p.publishBatch(drain))
-	return errors.Join(err, <-emitErr, <-decideErr, <-fetchErr)
+	return errors.Join(err, <-emitErr, <-decideErr, <-askErr, <-fetchErr)
 }
 
 // errAborted cancels fetching when a stage fails (as opposed to a shutdown,
@@ -179,7 +206,14 @@ type batch struct {
 	n     int // batch number within this Run, from 1
 	msgs  []kafka.Message
 	items []item  // prepared records (not in passthrough)
+	asked Asked   // its lookups in the sharded index, once sent
 	dec   decided // decisions, once made
+}
+
+// decided is a batch's outcomes, one per record, and the Decider's part.
+type decided struct {
+	outs []outcome
+	Decided
 }
 
 // stageLoop applies do to each batch from in, in order, and passes it on to
@@ -271,27 +305,100 @@ func (p *Pipeline) fetch(ctx context.Context) ([]kafka.Message, error) {
 	return msgs, nil
 }
 
-// decide decides a batch and stages its new documents, so that whatever
-// happens next, a replay finds the verdicts given here.
-func (p *Pipeline) decide(b *batch) error {
-	if p.passthrough {
+// ask sends a batch's probes to the shards of the sharded index.
+func (p *Pipeline) ask(ctx context.Context) func(*batch) error {
+	return func(b *batch) error {
+		start := time.Now()
+		asked, err := p.sharded.Ask(ctx, validDocs(b.items))
+		if err != nil {
+			return fmt.Errorf("ask the index shards: %w", err)
+		}
+		b.asked = asked
+		p.observe("ask", start)
 		return nil
 	}
-	start := time.Now()
-	dec, err := p.dec.decideBatch(b.items)
+}
+
+// decide decides a batch and stages its new documents, so that whatever
+// happens next, a replay finds the verdicts given here. In sharded mode the
+// shards staged them when they answered.
+func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
+	return func(b *batch) error {
+		if p.passthrough {
+			return nil
+		}
+		start := time.Now()
+		dec, err := p.decideItems(ctx, b)
+		if err != nil {
+			return err
+		}
+		b.dec = dec
+		start = p.observe("decide", start)
+		if err := p.step("decided", b.n); err != nil {
+			return err
+		}
+		if p.index != nil {
+			if err := p.index.Stage(dec.Stage); err != nil {
+				return fmt.Errorf("stage %d documents: %w", len(dec.Stage), err)
+			}
+			p.observe("stage", start)
+		}
+		return p.step("staged", b.n)
+	}
+}
+
+// decideItems gives every record of b its outcome: the invalid ones Invalid,
+// the others the Decider's or the shards' decision.
+func (p *Pipeline) decideItems(ctx context.Context, b *batch) (decided, error) {
+	var d decided
+	var err error
+	if p.sharded != nil {
+		d.Decisions, err = b.asked.Wait(ctx)
+	} else {
+		d.Decided, err = p.dec.DecideBatch(validDocs(b.items))
+	}
 	if err != nil {
-		return err
+		return decided{}, err
 	}
-	b.dec = dec
-	start = p.observe("decide", start)
-	if err := p.step("decided", b.n); err != nil {
-		return err
+	d.outs = make([]outcome, len(b.items))
+	j := 0
+	for i := range b.items {
+		if it := &b.items[i]; it.err != nil {
+			d.outs[i] = outcome{Decision: Decision{Verdict: Invalid}, err: it.err}
+			continue
+		}
+		d.outs[i] = outcome{Decision: d.Decisions[j]}
+		j++
 	}
-	if err := p.index.Stage(dec.stage); err != nil {
-		return fmt.Errorf("stage %d documents: %w", len(dec.stage), err)
+	if p.sharded != nil {
+		d.Stats.Replayed = countReplayed(d.Decisions)
 	}
-	p.observe("stage", start)
-	return p.step("staged", b.n)
+	return d, nil
+}
+
+// validDocs returns the documents of the valid items, in order, as the
+// Decider and the sharded index take them.
+func validDocs(items []item) []state.Doc {
+	docs := make([]state.Doc, 0, len(items))
+	for i := range items {
+		it := &items[i]
+		if it.err != nil {
+			continue
+		}
+		docs = append(docs, state.Doc{
+			ID: it.rec.ID, Source: SourceOf(it.msg), URL: it.rec.URL, Time: it.msg.Time,
+			ContentHash: it.hash, Sketch: it.sketch, Bands: it.keys,
+		})
+	}
+	return docs
+}
+
+func countReplayed(ds []Decision) int {
+	n := 0
+	for i := range ds {
+		n += btoi(ds[i].Replayed)
+	}
+	return n
 }
 
 // emitBatch writes a decided batch's output and waits for the broker's ack.
@@ -316,10 +423,9 @@ func (p *Pipeline) publishBatch(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
 		start := time.Now()
 		if !p.passthrough {
-			if err := p.index.Publish(b.dec.publish); err != nil {
-				return fmt.Errorf("publish %d documents: %w", len(b.dec.publish), err)
+			if err := p.publish(ctx, b); err != nil {
+				return err
 			}
-			p.dec.retire(b.dec.overlay)
 			start = p.observe("publish", start)
 			if err := p.step("published", b.n); err != nil {
 				return err
@@ -330,6 +436,22 @@ func (p *Pipeline) publishBatch(ctx context.Context) func(*batch) error {
 		p.tally(b)
 		return p.step("committed", b.n)
 	}
+}
+
+// publish makes an emitted batch's documents findable by later ones; in
+// sharded mode it settles the joined verdicts with the shards.
+func (p *Pipeline) publish(ctx context.Context, b *batch) error {
+	if p.sharded != nil {
+		if err := b.asked.Settle(ctx); err != nil {
+			return fmt.Errorf("settle verdicts with the index shards: %w", err)
+		}
+		return nil
+	}
+	if err := p.index.Publish(b.dec.Publish); err != nil {
+		return fmt.Errorf("publish %d documents: %w", len(b.dec.Publish), err)
+	}
+	p.dec.Retire(b.dec.Decided)
+	return nil
 }
 
 // forward is emit for a passthrough pipeline: every record unchanged.

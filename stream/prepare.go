@@ -111,7 +111,7 @@ func (p *preparer) prepareRecord(it item, s *scratch) item {
 	it.sketch, it.keys = p.method.Sketch(&s.sketch, s.text, nil, nil)
 	n := len(s.text)
 	if present < p.minFields {
-		s.text = append(append(s.text, 0), sourceOf(it.msg)...)
+		s.text = append(append(s.text, 0), SourceOf(it.msg)...)
 	}
 	it.hash = lsh.ContentHash(s.text)
 	s.text = s.text[:n]

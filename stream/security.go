@@ -83,6 +83,12 @@ type Security struct {
 	SASL sasl.Mechanism // nil: no authentication
 }
 
+// Dialer returns a kafka-go dialer with these settings, for readers and consumer groups.
+func (s Security) Dialer(clientID string) *kafka.Dialer { return s.dialer(clientID) }
+
+// Transport returns a kafka-go transport with these settings, for writers and clients.
+func (s Security) Transport(clientID string) *kafka.Transport { return s.transport(clientID) }
+
 func (s Security) dialer(clientID string) *kafka.Dialer {
 	return &kafka.Dialer{ClientID: clientID, Timeout: dialTimeout, DualStack: true, TLS: s.TLS, SASLMechanism: s.SASL}
 }

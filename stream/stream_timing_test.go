@@ -72,7 +72,7 @@ func BenchmarkDecideStagePublish(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	d := decider{index: st, method: p.method, m: newMetrics(nil)}
+	d := NewDecider(st, p.method, DeciderOptions{})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; {
@@ -82,17 +82,17 @@ func BenchmarkDecideStagePublish(b *testing.B) {
 			batch[i] = items[(done+i)%len(items)]
 			batch[i].msg = &kafka.Message{Topic: "pages", Offset: int64(done + i)} // a new record each time
 		}
-		dec, err := d.decideBatch(batch)
+		dec, err := d.DecideBatch(validDocs(batch))
 		if err == nil {
-			err = st.Stage(dec.stage)
+			err = st.Stage(dec.Stage)
 		}
 		if err == nil {
-			err = st.Publish(dec.publish)
+			err = st.Publish(dec.Publish)
 		}
 		if err != nil {
 			b.Fatal(err)
 		}
-		d.retire(dec.overlay)
+		d.Retire(dec)
 		done += n
 	}
 }

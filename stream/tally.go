@@ -18,25 +18,25 @@ func (p *Pipeline) tally(b *batch) {
 		p.mu.Unlock()
 		return
 	}
-	items, st, outs := b.items, &b.dec.stats, b.dec.outs
+	items, st, outs := b.items, &b.dec.Stats, b.dec.outs
 	p.mu.Lock()
 	c := &p.counts
 	c.Batches++
 	c.Records += int64(len(outs))
-	c.Replayed += int64(st.replayed)
+	c.Replayed += int64(st.Replayed)
 	for i := range outs {
 		p.tallyOne(c, &items[i], &outs[i])
 	}
 	p.mu.Unlock()
 	p.m.batchSize.Observe(float64(len(outs)))
-	p.m.replayed.Add(float64(st.replayed))
-	p.m.candidates.Add(float64(st.candidates))
-	p.m.capped.WithLabelValues("bucket").Add(float64(st.cappedBuckets))
-	p.m.capped.WithLabelValues("candidates").Add(float64(st.cappedLookups))
+	p.m.replayed.Add(float64(st.Replayed))
+	p.m.candidates.Add(float64(st.Candidates))
+	p.m.capped.WithLabelValues("bucket").Add(float64(st.CappedBuckets))
+	p.m.capped.WithLabelValues("candidates").Add(float64(st.CappedLookups))
 }
 
 func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
-	p.m.records.WithLabelValues(o.verdict.String()).Inc()
+	p.m.records.WithLabelValues(o.Verdict.String()).Inc()
 	if it.truncated {
 		p.m.capped.WithLabelValues("tokens").Inc()
 		p.log.Info("document cut at clean.max_tokens", zap.String("topic", it.msg.Topic), zap.Int("partition", it.msg.Partition),
@@ -45,7 +45,7 @@ func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
 	if it.keysCut {
 		p.m.capped.WithLabelValues("keys").Inc()
 	}
-	switch o.verdict {
+	switch o.Verdict {
 	case Invalid:
 		c.Invalid++
 		p.m.deadLetter.WithLabelValues(o.err.Class).Inc()
@@ -62,7 +62,7 @@ func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
 		c.Contained++
 	}
 	switch {
-	case p.cfg.Mode == ModeTag || !o.verdict.Duplicate():
+	case p.cfg.Mode == ModeTag || !o.Verdict.Duplicate():
 		c.Forwarded++
 	case p.cfg.Kafka.Duplicates != "":
 		c.ToDuplicates++
