@@ -10,7 +10,8 @@ FUZZTIME ?= 100000x
 
 # package:FuzzTarget pairs
 FUZZ_TARGETS = ./stream:FuzzDecode ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
-	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./offline/corpus:FuzzReadReuters
+	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./offline/corpus:FuzzReadReuters \
+	./stream/shard:FuzzDecodeLogRecord
 
 .PHONY: demo test unit fuzz build bench
 

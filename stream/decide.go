@@ -83,6 +83,10 @@ type DecideStats struct {
 	CappedBuckets int // band buckets cut by state.max_bucket
 	CappedLookups int // lookups cut by state.max_candidates
 	Replayed      int // documents found already decided
+	// LateMatches counts, in global-order mode, documents that an index
+	// candidate stored earlier but later in the global order duplicates: a
+	// pair the order forbids, missed because its later page came first.
+	LateMatches int
 }
 
 // Decided is a batch's decisions: one per document, the new documents to
@@ -225,7 +229,17 @@ func (d *Decider) matchGlobal(v *batchView, doc *state.Doc) (Decision, *state.Do
 	if err != nil {
 		return Decision{}, nil, err
 	}
-	cands = slices.DeleteFunc(cands, func(c state.Doc) bool { return !Before(&c, doc) })
+	earlier, late := cands[:0], false
+	for i := range cands {
+		switch {
+		case Before(&cands[i], doc):
+			earlier = append(earlier, cands[i])
+		case !late:
+			late = d.matches(doc, &cands[i])
+		}
+	}
+	v.stats.LateMatches += btoi(late)
+	cands = earlier
 	slices.SortStableFunc(cands, func(a, b state.Doc) int { return compareOrder(&a, &b) })
 	d.cands = cands
 	for i := range cands {
@@ -235,6 +249,17 @@ func (d *Decider) matchGlobal(v *batchView, doc *state.Doc) (Decision, *state.Do
 		}
 	}
 	return d.near(doc, cands)
+}
+
+// matches reports whether doc is an exact copy or a verified match of c, a
+// candidate the global order excludes, for DecideStats.LateMatches.
+func (d *Decider) matches(doc, c *state.Doc) bool {
+	if c.ContentHash == doc.ContentHash {
+		return true
+	}
+	est, err := d.method.Compare(doc.Sketch, c.Sketch)
+	_, ok := d.verdict(est)
+	return err == nil && ok
 }
 
 // candidates returns the documents sharing an index key with doc, from the

@@ -11,12 +11,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
 // app is a running filter: state, pipeline and admin server, wired from Config.
@@ -24,7 +26,9 @@ type app struct {
 	cfg    Config
 	log    *zap.Logger
 	method lsh.Method
-	store  *state.Store
+	store  *state.Store  // single-instance mode
+	front  *shard.Front  // sharded mode: the pipeline's index
+	shards *shard.Server // sharded mode: the shards this instance owns
 	pipe   *stream.Pipeline
 	admin  *http.Server
 	ln     net.Listener
@@ -45,36 +49,78 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	so := cfg.State.ForMethod(method)
-	so.Logger = log.Named("state")
-	store, err := state.Open(so)
-	if err != nil {
-		return nil, err
-	}
+	a := &app{cfg: cfg, log: log, method: method, reg: reg}
 	deps := stream.Deps{
 		Logger:      log.Named("stream"),
 		Cleaner:     clean.New(cfg.Clean),
 		Method:      method,
-		Index:       store,
 		Registry:    reg,
 		Containment: cfg.Sketch.Containment,
 		Security:    sec,
+		InFlight:    cfg.Index.InFlight,
+	}
+	if err := a.openIndex(&deps); err != nil {
+		return nil, err
 	}
 	for _, o := range opts {
 		o(&deps)
 	}
 	pipe, err := stream.New(cfg.Config, deps)
 	if err != nil {
-		return nil, errors.Join(err, store.Close())
+		return nil, errors.Join(err, a.close())
 	}
-	a := &app{cfg: cfg, log: log, method: method, store: store, pipe: pipe, reg: reg}
-	a.gauges = startStateGauges(reg, store, cfg.Admin.StateInterval, a.sampleLag)
+	a.pipe = pipe
+	stats := func() state.Stats { return state.Stats{} } // sharded: per-shard series instead
+	if a.store != nil {
+		stats = a.store.Stats
+	}
+	a.gauges = startStateGauges(reg, stats, cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {
 		if err := a.listenAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())
 		}
 	}
 	return a, nil
+}
+
+// openIndex opens the single-instance state, or in sharded mode creates or
+// checks the internal topics and builds the front and the shard server.
+func (a *app) openIndex(deps *stream.Deps) error {
+	cfg := a.cfg
+	if cfg.Index.Shards == 0 {
+		so := cfg.State.ForMethod(a.method)
+		so.Logger = a.log.Named("state")
+		store, err := state.Open(so)
+		if err != nil {
+			return err
+		}
+		a.store, deps.Index = store, store
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	client := &kafka.Client{Addr: kafka.TCP(cfg.Kafka.Brokers...), Transport: deps.Security.Transport(cfg.Kafka.ClientID)}
+	defer client.Transport.(*kafka.Transport).CloseIdleConnections()
+	top, err := shard.EnsureTopics(ctx, client, cfg.Kafka.Input, cfg.Kafka.Group, cfg.Index, cfg.State.TTL)
+	if err != nil {
+		return err
+	}
+	a.log.Info("sharded index", zap.Int("shards", top.Shards), zap.Int("input_partitions", top.InputPartitions),
+		zap.String("probes", shard.ProbesTopic(cfg.Kafka.Group)), zap.String("answers", shard.AnswersTopic(cfg.Kafka.Group)))
+	log := a.log.Named("shard")
+	a.front = shard.NewFront(cfg.Index, top, shard.FrontOptions{Kafka: cfg.Kafka, Security: deps.Security, Logger: log, Registry: a.reg})
+	a.shards = shard.NewServer(cfg.Index, top, shard.ServerOptions{
+		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.Containment,
+		State: cfg.State, Logger: log, Registry: a.reg,
+	})
+	deps.Sharded = a.front
+	return nil
+}
+
+// ready is /readyz: the pipeline consuming and, in sharded mode, every owned
+// shard serving.
+func (a *app) ready() bool {
+	return a.pipe.Ready() && (a.shards == nil || a.shards.Ready())
 }
 
 func (a *app) listenAdmin(reg *prometheus.Registry) error {
@@ -86,7 +132,7 @@ func (a *app) listenAdmin(reg *prometheus.Registry) error {
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("/livez", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !a.pipe.Ready() {
+		if !a.ready() {
 			http.Error(w, "not ready", http.StatusServiceUnavailable)
 			return
 		}
@@ -103,6 +149,10 @@ func (a *app) listenAdmin(reg *prometheus.Registry) error {
 func (a *app) serveBackup(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet {
 		http.Error(w, "GET only", http.StatusMethodNotAllowed)
+		return
+	}
+	if a.store == nil {
+		http.Error(w, "a sharded filter has no single state to back up: back up each shard directory (state.dir/shards/NNN) of a stopped instance", http.StatusNotFound)
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")
@@ -132,7 +182,17 @@ func (a *app) run(ctx context.Context) error {
 	if err := a.pipe.CheckBrokers(ctx); err != nil {
 		return err
 	}
-	return a.pipe.Run(ctx)
+	if a.shards == nil {
+		return a.pipe.Run(ctx)
+	}
+	// The shards keep answering while the pipeline drains (its own last
+	// batches wait for them), then leave the index group.
+	serve, stop := context.WithCancel(context.WithoutCancel(ctx))
+	served := make(chan error, 1)
+	go func() { served <- a.shards.Run(serve) }()
+	err := a.pipe.Run(ctx)
+	stop()
+	return errors.Join(err, <-served)
 }
 
 // sampleLag refreshes the consumer-lag gauge from the brokers; it runs on
@@ -153,6 +213,9 @@ func (a *app) close() error {
 	}
 	if a.pipe != nil {
 		errs = append(errs, a.pipe.Close())
+	}
+	if a.front != nil {
+		errs = append(errs, a.front.Close(), a.shards.Close())
 	}
 	if a.store != nil {
 		errs = append(errs, a.store.Close())

@@ -14,6 +14,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
 // Config is the whole configuration file. Each section belongs to the package
@@ -29,6 +30,9 @@ type Config struct {
 	// statistics, required by sketch.method imatch and sketch.simhash.idf.
 	Vocabulary string        `yaml:"vocabulary"`
 	State      state.Options `yaml:"state"`
+	// Index chooses the single-instance index (shards 0) or the band-sharded
+	// one shared by every instance of the group (docs/scale-out.md).
+	Index shard.Config `yaml:"index"`
 	// MemoryLimit is a soft limit of the process's Go memory in bytes
 	// (debug.SetMemoryLimit): the collector works harder as it nears it. 0 = none.
 	MemoryLimit int64       `yaml:"memory_limit"`
@@ -60,6 +64,7 @@ func (c *Config) ensureDefaults() {
 		c.State.Dir = "./data"
 	}
 	c.State.EnsureDefaults()
+	c.Index.EnsureDefaults()
 	if c.Admin.Listen == "" {
 		c.Admin.Listen = "127.0.0.1:9090"
 	}
@@ -75,7 +80,10 @@ func (c *Config) ensureDefaults() {
 }
 
 func (c *Config) validate() error {
-	errs := []error{c.Config.Validate(), c.Clean.Validate(), c.Sketch.Validate(), c.State.Validate()}
+	errs := []error{c.Config.Validate(), c.Clean.Validate(), c.Sketch.Validate(), c.State.Validate(), c.Index.Validate()}
+	if c.Index.Shards > 0 && c.State.InMemory {
+		errs = append(errs, errors.New("state.in_memory: a sharded filter keeps its shards on disk, so a moved shard can be reopened; unset it or set index.shards 0"))
+	}
 	if c.Record.Enabled {
 		errs = append(errs, c.validateRecord())
 	}

@@ -24,6 +24,7 @@ var configFlags = []configFlag{
 	{"mode", "mode", "tag (forward all with headers) or drop (forward unique only)"},
 	{"format", "decode.format", "auto, raw or json"},
 	{"record", "record.enabled", "true: record mode, structured JSON records compared field by field"},
+	{"index-shards", "index.shards", "shards of the band-sharded index shared by every instance of the group (0: single instance)"},
 	{"admin", "admin.listen", "admin HTTP address for /metrics, /livez, /readyz (empty disables)"},
 	{"log-level", "log.level", "debug, info, warn or error"},
 }

@@ -22,7 +22,7 @@ type stateGauges struct {
 	done  chan struct{}
 }
 
-func startStateGauges(reg prometheus.Registerer, store *state.Store, every time.Duration, also func()) *stateGauges {
+func startStateGauges(reg prometheus.Registerer, stats func() state.Stats, every time.Duration, also func()) *stateGauges {
 	g := &stateGauges{
 		bytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "dedupstream_state_bytes",
@@ -35,7 +35,7 @@ func startStateGauges(reg prometheus.Registerer, store *state.Store, every time.
 		done: make(chan struct{}),
 	}
 	reg.MustRegister(g.bytes, g.docs)
-	g.sample(store.Stats())
+	g.sample(stats())
 	go func() {
 		defer close(g.done)
 		t := time.NewTicker(every)
@@ -45,7 +45,7 @@ func startStateGauges(reg prometheus.Registerer, store *state.Store, every time.
 			case <-g.stop:
 				return
 			case <-t.C:
-				g.sample(store.Stats())
+				g.sample(stats())
 				also()
 			}
 		}

@@ -1,0 +1,80 @@
+package shard
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config is the index section of the configuration: zero Shards is the
+// single-instance index, any other value the sharded one. Zero values mean
+// defaults; call EnsureDefaults, then Validate.
+type Config struct {
+	// Shards is S, the partitions of the probe topic; it cannot change on a
+	// live filter (docs/scale-out.md, "Limits").
+	Shards int `yaml:"shards"`
+	// Standbys would keep warm copies of each shard on other instances; only
+	// 0 is supported: a moved shard is rebuilt from the probe log.
+	Standbys int `yaml:"standbys"`
+	// InFlight bounds the batches whose answers a front waits for at once.
+	InFlight int `yaml:"in_flight"`
+	// AnswerTimeout is how long a front waits for a shard's answer before it
+	// sends the probe again (harmless: the answer is stored).
+	AnswerTimeout time.Duration `yaml:"answer_timeout"`
+	// AnswersRetention is the answer topic's retention.ms at creation.
+	AnswersRetention time.Duration `yaml:"answers_retention"`
+	// Replication is the replication factor of the internal topics at
+	// creation; 0 means min(3, brokers).
+	Replication int `yaml:"replication"`
+	// MemtableBytes is each shard store's Badger memtable size (two per
+	// shard), smaller than state.memtable_bytes because an instance may own
+	// many shards.
+	MemtableBytes int64 `yaml:"memtable_bytes"`
+}
+
+// EnsureDefaults fills zero fields with defaults.
+func (c *Config) EnsureDefaults() {
+	if c.InFlight == 0 {
+		c.InFlight = 4
+	}
+	if c.AnswerTimeout == 0 {
+		c.AnswerTimeout = 30 * time.Second
+	}
+	if c.AnswersRetention == 0 {
+		c.AnswersRetention = time.Hour
+	}
+	if c.MemtableBytes == 0 {
+		c.MemtableBytes = 16 << 20
+	}
+}
+
+// MaxShards bounds index.shards: one Badger store per shard.
+const MaxShards = 1024
+
+// Validate reports every invalid field, naming its configuration key.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if c.Shards < 0 || c.Shards > MaxShards {
+		bad("index.shards: must be in [0, %d] (0: the single-instance index), got %d", MaxShards, c.Shards)
+	}
+	if c.Standbys != 0 {
+		bad("index.standbys: warm standbys are not supported yet (a moved shard is rebuilt from the probe log); want 0, got %d", c.Standbys)
+	}
+	if c.InFlight < 1 || c.InFlight > 1000 {
+		bad("index.in_flight: must be in [1, 1000], got %d", c.InFlight)
+	}
+	if c.AnswerTimeout < time.Second {
+		bad("index.answer_timeout: must be at least 1s, got %s", c.AnswerTimeout)
+	}
+	if c.AnswersRetention < time.Minute {
+		bad("index.answers_retention: must be at least 1m, got %s", c.AnswersRetention)
+	}
+	if c.Replication < 0 {
+		bad("index.replication: must not be negative, got %d", c.Replication)
+	}
+	if c.MemtableBytes < 4<<20 {
+		bad("index.memtable_bytes: must be at least 4 MiB, got %d", c.MemtableBytes)
+	}
+	return errors.Join(errs...)
+}

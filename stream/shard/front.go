@@ -1,0 +1,402 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/segmentio/kafka-go"
+	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// Front is the sharded index as a pipeline sees it (stream.Sharded): it sends
+// each document's probes to the shards that own its keys and joins their
+// answers. It owns one answer reader per input partition it has asked for,
+// started on first use and stopped by Close.
+type Front struct {
+	cfg    Config
+	top    Topology
+	probes string // topic names
+	answer string
+	log    *zap.Logger
+	writer *kafka.Writer
+	client *kafka.Client
+	reader kafka.ReaderConfig // template of the answer readers
+	m      *frontMetrics
+
+	mu      sync.Mutex
+	pending map[docKey]*waiting
+	readers map[int]*kafka.Reader
+	ctx     context.Context // the readers'
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+}
+
+// FrontOptions are what a Front needs besides its Config and Topology.
+type FrontOptions struct {
+	Kafka    stream.KafkaConfig
+	Security stream.Security
+	Logger   *zap.Logger
+	Registry prometheus.Registerer
+}
+
+// NewFront builds a front for the filter whose consumer group is o.Kafka.Group.
+func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	g := o.Kafka.Group
+	ctx, stop := context.WithCancel(context.Background())
+	return &Front{
+		cfg: cfg, top: top, probes: ProbesTopic(g), answer: AnswersTopic(g), log: o.Logger,
+		writer: newPartitionWriter(o.Kafka, o.Security),
+		client: &kafka.Client{Addr: kafka.TCP(o.Kafka.Brokers...), Transport: o.Security.Transport(o.Kafka.ClientID)},
+		reader: kafka.ReaderConfig{
+			Brokers: o.Kafka.Brokers, Topic: AnswersTopic(g), Dialer: o.Security.Dialer(o.Kafka.ClientID),
+			MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 50 * time.Millisecond,
+			ErrorLogger: kafka.LoggerFunc(func(f string, a ...any) { o.Logger.Warn(fmt.Sprintf(f, a...), zap.String("component", "kafka-go")) }),
+		},
+		m:       newFrontMetrics(o.Registry),
+		pending: make(map[docKey]*waiting),
+		readers: make(map[int]*kafka.Reader),
+		ctx:     ctx, stop: stop,
+	}
+}
+
+// newPartitionWriter is a writer that sends each message to the partition it names.
+func newPartitionWriter(k stream.KafkaConfig, sec stream.Security) *kafka.Writer {
+	return &kafka.Writer{
+		Addr: kafka.TCP(k.Brokers...), Balancer: toPartition{}, RequiredAcks: kafka.RequireAll,
+		BatchSize: 1000, BatchBytes: int64(k.MaxBatchBytes), BatchTimeout: time.Millisecond, MaxAttempts: 3,
+		Transport: sec.Transport(k.ClientID),
+	}
+}
+
+// toPartition balances each message to the partition it names.
+type toPartition struct{}
+
+func (toPartition) Balance(m kafka.Message, _ ...int) int { return m.Partition }
+
+// Close stops the answer readers and closes the writer. Asked batches still
+// waiting fail.
+func (f *Front) Close() error {
+	f.stop()
+	f.wg.Wait()
+	f.mu.Lock()
+	var errs []error
+	for _, r := range f.readers {
+		errs = append(errs, r.Close())
+	}
+	f.mu.Unlock()
+	errs = append(errs, f.writer.Close())
+	if t, ok := f.client.Transport.(*kafka.Transport); ok {
+		t.CloseIdleConnections()
+	}
+	return errors.Join(errs...)
+}
+
+// docKey names a document in flight: its input position and content hash,
+// as its answers name it.
+type docKey struct {
+	source string
+	hash   uint64
+}
+
+// waiting is one document in flight: the shards asked and what they answered.
+type waiting struct {
+	doc     *state.Doc
+	reply   int
+	routes  []routed
+	answers []stream.Decision // by route
+	got     []bool
+	left    int
+	batch   *asked
+}
+
+// asked is one batch in flight; it implements stream.Asked.
+type asked struct {
+	f     *Front
+	docs  []state.Doc
+	waits []*waiting
+	left  int           // documents not fully answered; guarded by f.mu
+	done  chan struct{} // closed when left reaches 0
+	dec   []stream.Decision
+}
+
+// Ask implements stream.Sharded: it registers the documents as waiting,
+// makes sure their answer partitions are being read, and writes their probes.
+func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error) {
+	a := &asked{f: f, docs: docs, waits: make([]*waiting, len(docs)), done: make(chan struct{})}
+	for i := range docs {
+		_, reply, _, ok := stream.ParseSource(docs[i].Source)
+		if !ok || reply >= f.top.InputPartitions {
+			return nil, fmt.Errorf("document %q: input position %q is not on one of the %d input partitions", docs[i].ID, docs[i].Source, f.top.InputPartitions)
+		}
+		if err := f.readAnswers(ctx, reply); err != nil {
+			return nil, err
+		}
+		rs := route(&docs[i], f.top.Shards)
+		a.waits[i] = &waiting{doc: &docs[i], reply: reply, routes: rs, answers: make([]stream.Decision, len(rs)),
+			got: make([]bool, len(rs)), left: len(rs), batch: a}
+	}
+	f.register(a)
+	if err := f.send(ctx, a.probes(nil)); err != nil {
+		f.forget(a)
+		return nil, err
+	}
+	return a, nil
+}
+
+func (f *Front) register(a *asked) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a.left = len(a.waits)
+	for _, w := range a.waits {
+		f.pending[docKey{w.doc.Source, w.doc.ContentHash}] = w
+	}
+	if a.left == 0 {
+		close(a.done)
+	}
+	f.m.pending.Add(float64(len(a.waits)))
+}
+
+func (f *Front) forget(a *asked) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, w := range a.waits {
+		k := docKey{w.doc.Source, w.doc.ContentHash}
+		if f.pending[k] == w {
+			delete(f.pending, k)
+		}
+	}
+	f.m.pending.Sub(float64(len(a.waits)))
+}
+
+// probes builds the probe records of the routes not yet answered (all of
+// them before the first answer), or only of those missing when resend.
+func (a *asked) probes(missing func(w *waiting, r int) bool) []kafka.Message {
+	var msgs []kafka.Message
+	for _, w := range a.waits {
+		for r, rt := range w.routes {
+			if missing != nil && !missing(w, r) {
+				continue
+			}
+			p := probe{reply: w.reply, doc: *w.doc}
+			p.doc.Bands = rt.keys
+			msgs = append(msgs, kafka.Message{Topic: a.f.probes, Partition: rt.shard, Key: []byte(w.doc.Source), Value: appendProbe(nil, &p)})
+		}
+	}
+	return msgs
+}
+
+// send writes records to the probe topic and waits for the acknowledgement,
+// retrying with backoff until written or ctx ends.
+func (f *Front) send(ctx context.Context, msgs []kafka.Message) error {
+	backoff := 100 * time.Millisecond
+	for len(msgs) > 0 {
+		err := f.writer.WriteMessages(ctx, msgs...)
+		if err == nil {
+			f.m.probes.Add(float64(len(msgs)))
+			return nil
+		}
+		f.log.Warn("write to the probe topic failed, retrying", zap.Int("records", len(msgs)), zap.Error(err))
+		select {
+		case <-ctx.Done():
+			return errors.Join(errors.New("probes abandoned at shutdown; the batch will be replayed"), err)
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 10*time.Second)
+	}
+	return nil
+}
+
+// Wait implements stream.Asked: it waits until every shard asked has answered
+// every document, sending again the probes still unanswered after
+// index.answer_timeout, and joins each document's answers.
+func (a *asked) Wait(ctx context.Context) ([]stream.Decision, error) {
+	f := a.f
+	start := time.Now()
+	for {
+		t := time.NewTimer(f.cfg.AnswerTimeout)
+		select {
+		case <-a.done:
+			t.Stop()
+		case <-ctx.Done():
+			t.Stop()
+			f.forget(a)
+			return nil, ctx.Err()
+		case <-f.ctx.Done():
+			f.forget(a)
+			return nil, errors.New("shard front closed")
+		case <-t.C:
+			if err := a.resend(ctx); err != nil {
+				f.forget(a)
+				return nil, err
+			}
+			continue
+		}
+		break
+	}
+	f.forget(a)
+	f.m.wait.Observe(time.Since(start).Seconds())
+	a.dec = make([]stream.Decision, len(a.waits))
+	for i, w := range a.waits {
+		a.dec[i] = join(w.doc, w.answers)
+	}
+	return a.dec, nil
+}
+
+// resend writes again the probes whose answers have not come.
+func (a *asked) resend(ctx context.Context) error {
+	a.f.mu.Lock()
+	msgs := a.probes(func(w *waiting, r int) bool { return !w.got[r] })
+	a.f.mu.Unlock()
+	a.f.log.Warn("shards have not answered in index.answer_timeout; sending the probes again",
+		zap.Int("probes", len(msgs)), zap.Duration("answer_timeout", a.f.cfg.AnswerTimeout))
+	a.f.m.resent.Add(float64(len(msgs)))
+	return a.f.send(ctx, msgs)
+}
+
+// Settle implements stream.Asked: a final record to every shard whose answer
+// differs from the joined decision, so that its stored record carries the
+// document's real verdict and cluster.
+func (a *asked) Settle(ctx context.Context) error {
+	var msgs []kafka.Message
+	for i, w := range a.waits {
+		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
+		fin.dec.Replayed = false
+		for r, rt := range w.routes {
+			if sameDecision(&w.answers[r], &fin.dec) {
+				continue
+			}
+			msgs = append(msgs, kafka.Message{Topic: a.f.probes, Partition: rt.shard, Key: []byte(w.doc.Source), Value: appendFinal(nil, &fin)})
+		}
+	}
+	a.f.m.finals.Add(float64(len(msgs)))
+	return a.f.send(ctx, msgs)
+}
+
+// sameDecision reports whether a shard's stored answer already says what the
+// joined decision says.
+func sameDecision(a, b *stream.Decision) bool {
+	return a.Verdict == b.Verdict && a.Of == b.Of && a.Cluster == b.Cluster &&
+		float32(a.Similarity) == float32(b.Similarity) && a.OfSource == b.OfSource && a.OfTime.Equal(b.OfTime)
+}
+
+// join is a document's decision from its shards' answers: an exact copy if
+// any shard found one (every shard holding the original holds its exact
+// copies), else the match earliest in the global order, else Unique with the
+// cluster the document founds. It is Replayed when every answer was stored.
+func join(doc *state.Doc, answers []stream.Decision) stream.Decision {
+	var best *stream.Decision
+	replayed := len(answers) > 0
+	for i := range answers {
+		a := &answers[i]
+		replayed = replayed && a.Replayed
+		if !a.Verdict.Duplicate() {
+			continue
+		}
+		aExact, bestExact := a.Verdict == stream.ExactDuplicate, best != nil && best.Verdict == stream.ExactDuplicate
+		if best == nil || aExact && !bestExact || aExact == bestExact && stream.EarlierOrigin(a, best) {
+			best = a
+		}
+	}
+	if best == nil {
+		return stream.Decision{Verdict: stream.Unique, Cluster: stream.ClusterOf(doc.Source), Replayed: replayed}
+	}
+	d := *best
+	d.Replayed = replayed
+	return d
+}
+
+// readAnswers starts the reader of answer partition p unless it runs: from
+// the partition's end as it is now, before any probe of this front for p
+// was sent, so every answer to this front's probes is read.
+func (f *Front) readAnswers(ctx context.Context, p int) error {
+	f.mu.Lock()
+	_, ok := f.readers[p]
+	f.mu.Unlock()
+	if ok {
+		return nil
+	}
+	resp, err := f.client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{f.answer: {kafka.LastOffsetOf(p)}}})
+	if err != nil {
+		return fmt.Errorf("read the end of %s partition %d: %w", f.answer, p, err)
+	}
+	var end int64 = -1
+	for _, po := range resp.Topics[f.answer] {
+		if po.Partition == p && po.Error == nil {
+			end = po.LastOffset
+		}
+	}
+	if end < 0 {
+		return fmt.Errorf("read the end of %s partition %d: no offset in the answer", f.answer, p)
+	}
+	cfg := f.reader
+	cfg.Partition = p
+	r := kafka.NewReader(cfg)
+	if err := r.SetOffset(end); err != nil {
+		return errors.Join(err, r.Close())
+	}
+	f.mu.Lock()
+	f.readers[p] = r
+	f.mu.Unlock()
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		f.readLoop(r, p)
+	}()
+	return nil
+}
+
+// readLoop delivers the answers of one partition until the front closes.
+func (f *Front) readLoop(r *kafka.Reader, p int) {
+	for {
+		m, err := r.ReadMessage(f.ctx)
+		if f.ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			f.log.Warn("read answers failed, retrying", zap.Int("partition", p), zap.Error(err))
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		a, err := decodeAnswer(m.Value)
+		if err != nil {
+			f.log.Error("skipping a malformed answer", zap.Int("partition", p), zap.Int64("offset", m.Offset), zap.Error(err))
+			continue
+		}
+		f.deliver(&a)
+	}
+}
+
+// deliver records a shard's answer for a document in flight. Answers for
+// documents not in flight (a replay's, a zombie owner's, another front's
+// on this partition before a rebalance) and repeated answers are ignored.
+func (f *Front) deliver(a *answer) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	w, ok := f.pending[docKey{a.source, a.hash}]
+	if !ok {
+		f.m.stale.Inc()
+		return
+	}
+	for r, rt := range w.routes {
+		if rt.shard != a.shard || w.got[r] {
+			continue
+		}
+		w.answers[r], w.got[r] = a.dec, true
+		if w.left--; w.left == 0 {
+			if w.batch.left--; w.batch.left == 0 {
+				close(w.batch.done)
+			}
+		}
+		return
+	}
+}

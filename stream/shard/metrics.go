@@ -1,0 +1,72 @@
+package shard
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// frontMetrics are a Front's series.
+type frontMetrics struct {
+	probes, finals, resent, stale prometheus.Counter
+	pending                       prometheus.Gauge
+	wait                          prometheus.Histogram
+}
+
+func newFrontMetrics(reg prometheus.Registerer) *frontMetrics {
+	m := &frontMetrics{
+		probes: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_probes_total",
+			Help: "Probe records written to the probe topic (one per document and shard asked), resent ones included."}),
+		finals: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_finals_total",
+			Help: "Final records written: joined verdicts for shards whose answer differed."}),
+		resent: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_probes_resent_total",
+			Help: "Probes sent again after index.answer_timeout without an answer."}),
+		stale: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_stale_answers_total",
+			Help: "Answers read for no document in flight here (repeats, other fronts', earlier runs')."}),
+		pending: prometheus.NewGauge(prometheus.GaugeOpts{Name: "dedupstream_index_pending_documents",
+			Help: "Documents whose shard answers this front is waiting for."}),
+		wait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "dedupstream_index_wait_seconds",
+			Help:    "Time a batch waited for its shards' answers after its probes were written.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 16)}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.probes, m.finals, m.resent, m.stale, m.pending, m.wait)
+	}
+	return m
+}
+
+// serverMetrics are a Server's series, labelled by shard where it matters.
+type serverMetrics struct {
+	owned     prometheus.Gauge
+	docs      *prometheus.GaugeVec
+	applied   *prometheus.CounterVec
+	answered  *prometheus.CounterVec
+	late      *prometheus.CounterVec
+	rebuild   *prometheus.GaugeVec
+	lag       *prometheus.GaugeVec
+	malformed prometheus.Counter
+}
+
+func newServerMetrics(reg prometheus.Registerer) *serverMetrics {
+	shard := []string{"shard"}
+	m := &serverMetrics{
+		owned: prometheus.NewGauge(prometheus.GaugeOpts{Name: "dedupstream_shards_owned",
+			Help: "Index shards this instance owns in the current generation of the index group."}),
+		docs: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_documents",
+			Help: "Documents stored in an owned shard (approximate)."}, shard),
+		applied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dedupstream_shard_records_applied_total",
+			Help: "Probe-log records applied to a shard, rebuilds included."}, shard),
+		answered: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dedupstream_shard_answers_total",
+			Help: "Answers a shard wrote."}, shard),
+		late: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dedupstream_shard_missed_pairs_total",
+			Help: "Probes that match a document stored earlier in the shard but later in the global order: pairs missed because the later page reached the shard first."}, shard),
+		rebuild: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_rebuild_remaining_records",
+			Help: "Probe-log records a shard must apply before it answers again (0: serving)."}, shard),
+		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_lag_records",
+			Help: "Records behind the end of the shard's probe-log partition, at the last batch."}, shard),
+		malformed: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_shard_malformed_records_total",
+			Help: "Probe-log records that could not be decoded and were skipped."}),
+	}
+	if reg != nil {
+		reg.MustRegister(m.owned, m.docs, m.applied, m.answered, m.late, m.rebuild, m.lag, m.malformed)
+	}
+	return m
+}

@@ -1,0 +1,387 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/segmentio/kafka-go"
+	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// Server owns index shards: it joins the index group over the probe topic and,
+// for each partition the group assigns it, opens that shard's store, brings it
+// up to date from the probe log, and answers probes until the assignment ends.
+type Server struct {
+	cfg    Config
+	top    Topology
+	o      ServerOptions
+	probes string
+	writer *kafka.Writer // answers
+	m      *serverMetrics
+
+	joined     atomic.Bool  // a generation of the index group is running
+	rebuilding atomic.Int64 // owned shards not yet serving
+}
+
+// ServerOptions are what a Server needs besides its Config and Topology.
+type ServerOptions struct {
+	Kafka    stream.KafkaConfig
+	Batch    stream.BatchConfig
+	Security stream.Security
+	Method   lsh.Method
+	// Containment is as stream.DeciderOptions.Containment.
+	Containment float64
+	// State is the base of every shard store's options; shard s lives in
+	// State.Dir/shards/SSS.
+	State    state.Options
+	Logger   *zap.Logger
+	Registry prometheus.Registerer
+}
+
+// NewServer builds a shard server; Run joins the index group.
+func NewServer(cfg Config, top Topology, o ServerOptions) *Server {
+	if o.Logger == nil {
+		o.Logger = zap.NewNop()
+	}
+	return &Server{
+		cfg: cfg, top: top, o: o, probes: ProbesTopic(o.Kafka.Group),
+		writer: newPartitionWriter(o.Kafka, o.Security),
+		m:      newServerMetrics(o.Registry),
+	}
+}
+
+// ShardDir is the directory of shard s's store under a state directory.
+func ShardDir(stateDir string, s int) string {
+	return filepath.Join(stateDir, "shards", fmt.Sprintf("%03d", s))
+}
+
+// Ready reports whether the server is a member of the index group and every
+// shard it owns is serving (none rebuilding).
+func (s *Server) Ready() bool { return s.joined.Load() && s.rebuilding.Load() == 0 }
+
+// Close closes the answer writer; call it after Run has returned.
+func (s *Server) Close() error { return s.writer.Close() }
+
+// Run serves the shards the index group assigns, generation after
+// generation, until ctx is cancelled; then it leaves the group.
+func (s *Server) Run(ctx context.Context) error {
+	k := s.o.Kafka
+	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
+		ID: IndexGroup(k.Group), Brokers: k.Brokers, Dialer: s.o.Security.Dialer(k.ClientID),
+		Topics: []string{s.probes}, StartOffset: kafka.FirstOffset,
+		SessionTimeout: k.SessionTimeout, HeartbeatInterval: k.SessionTimeout / 10, JoinGroupBackoff: k.SessionTimeout / 10,
+		RebalanceTimeout: k.SessionTimeout, Timeout: 10 * time.Second,
+		ErrorLogger: kafka.LoggerFunc(func(f string, a ...any) { s.o.Logger.Debug(fmt.Sprintf(f, a...), zap.String("component", "kafka-go")) }),
+	})
+	if err != nil {
+		return fmt.Errorf("index group %s: %w", IndexGroup(k.Group), err)
+	}
+	defer cg.Close()
+	for {
+		gen, err := cg.Next(ctx)
+		s.joined.Store(false)
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case errors.Is(err, kafka.ErrGroupClosed):
+			return nil
+		case err != nil:
+			s.o.Logger.Warn("index group: joining failed, retrying", zap.Error(err))
+			continue
+		}
+		s.serveGeneration(gen)
+	}
+}
+
+// serveGeneration starts one goroutine per assigned shard, owned by the
+// generation: kafka-go ends the generation (a rebalance, leaving the group)
+// only after every one of them has returned.
+func (s *Server) serveGeneration(gen *kafka.Generation) {
+	assigned := gen.Assignments[s.probes]
+	ids := make([]int, len(assigned))
+	for i, a := range assigned {
+		ids[i] = a.ID
+	}
+	s.o.Logger.Info("index shards assigned", zap.Int32("generation", gen.ID), zap.Ints("shards", ids))
+	s.m.owned.Set(float64(len(assigned)))
+	s.rebuilding.Add(int64(len(assigned)))
+	for _, a := range assigned {
+		gen.Start(func(ctx context.Context) {
+			if err := s.serveShard(ctx, gen, a.ID, a.Offset); err != nil && ctx.Err() == nil {
+				s.o.Logger.Error("shard stopped; the generation ends and the group rebalances", zap.Int("shard", a.ID), zap.Error(err))
+			}
+		})
+	}
+	s.joined.Store(true)
+}
+
+// shardRun is one shard served in one generation.
+type shardRun struct {
+	s       *Server
+	id      int
+	label   string
+	store   *state.Store
+	dec     *stream.Decider
+	gen     *kafka.Generation
+	answer  int64 // first offset to answer; below it the log is applied silently (rebuild)
+	serving bool
+	sampled time.Time // when the documents gauge was last set
+}
+
+// serveShard opens shard id's store, replays the probe log from where the
+// store or the group left off, and serves until ctx (the generation) ends.
+func (s *Server) serveShard(ctx context.Context, gen *kafka.Generation, id int, committed int64) error {
+	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), gen: gen}
+	defer func() {
+		if !r.serving {
+			s.rebuilding.Add(-1)
+		}
+	}()
+	o := s.o.State.ForMethod(s.o.Method)
+	o.Dir, o.SetKeys = ShardDir(s.o.State.Dir, id), true
+	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, 2
+	o.Logger = s.o.Logger.Named("shard" + r.label)
+	st, err := state.Open(o)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r.store = st
+	r.dec = stream.NewDecider(st, s.o.Method, stream.DeciderOptions{Containment: s.o.Containment, GlobalOrder: true})
+	from, err := r.startAt(committed)
+	if err != nil {
+		return err
+	}
+	s.o.Logger.Info("shard opened", zap.Int("shard", id), zap.Int64("replay_from", from), zap.Int64("answer_from", r.answer))
+	reader := kafka.NewReader(kafka.ReaderConfig{
+		Brokers: s.o.Kafka.Brokers, Topic: s.probes, Partition: id, Dialer: s.o.Security.Dialer(s.o.Kafka.ClientID),
+		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 50 * time.Millisecond,
+	})
+	defer reader.Close()
+	if err := reader.SetOffset(from); err != nil {
+		return err
+	}
+	if from >= r.answer {
+		r.serve(from)
+	}
+	return r.loop(ctx, reader)
+}
+
+// startAt returns the first log offset to read: the store's applied position,
+// or the group's committed offset if that is earlier (answers from there on
+// may not have been written). It sets r.answer to the committed offset.
+func (r *shardRun) startAt(committed int64) (int64, error) {
+	applied, ok, err := r.store.Applied()
+	if err != nil {
+		return 0, err
+	}
+	if committed < 0 { // nothing committed: every probe still wants its answer
+		committed = 0
+	}
+	r.answer = committed
+	if !ok {
+		return kafka.FirstOffset, nil
+	}
+	return min(applied, committed), nil
+}
+
+// loop applies and answers batches of the probe log until ctx ends.
+func (r *shardRun) loop(ctx context.Context, reader *kafka.Reader) error {
+	for {
+		msgs, err := fetchBatch(ctx, reader, r.s.o.Batch)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err != nil {
+			r.s.o.Logger.Warn("read the probe log failed, retrying", zap.Int("shard", r.id), zap.Error(err))
+			time.Sleep(100 * time.Millisecond)
+			continue
+		}
+		if err := r.batch(ctx, msgs); err != nil {
+			return err
+		}
+		last := &msgs[len(msgs)-1]
+		r.progress(last)
+	}
+}
+
+// progress updates the rebuild state and the lag after a batch.
+func (r *shardRun) progress(last *kafka.Message) {
+	m := r.s.m
+	m.lag.WithLabelValues(r.label).Set(float64(max(last.HighWaterMark-last.Offset-1, 0)))
+	remaining := max(r.answer-last.Offset-1, 0)
+	m.rebuild.WithLabelValues(r.label).Set(float64(remaining))
+	if !r.serving && remaining == 0 {
+		r.serve(last.Offset + 1)
+	}
+	if time.Since(r.sampled) > 5*time.Second { // Stats reads the table list and the log files
+		r.sampled = time.Now()
+		m.docs.WithLabelValues(r.label).Set(float64(r.store.Stats().Docs))
+	}
+}
+
+// serve marks the shard caught up: every record it reads from offset on is answered.
+func (r *shardRun) serve(offset int64) {
+	r.serving = true
+	r.s.rebuilding.Add(-1)
+	r.s.m.rebuild.WithLabelValues(r.label).Set(0)
+	r.s.o.Logger.Info("shard serving", zap.Int("shard", r.id), zap.Int64("offset", offset))
+}
+
+// fetchBatch waits for one record, then gathers more for up to batch.linger.
+func fetchBatch(ctx context.Context, reader *kafka.Reader, b stream.BatchConfig) ([]kafka.Message, error) {
+	first, err := reader.FetchMessage(ctx)
+	if err != nil {
+		return nil, err
+	}
+	msgs := []kafka.Message{first}
+	linger, cancel := context.WithTimeout(ctx, b.Linger)
+	defer cancel()
+	for len(msgs) < b.Size {
+		m, err := reader.FetchMessage(linger)
+		if err != nil {
+			break
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs, nil
+}
+
+// batch applies a batch of log records in order — runs of probes decided
+// together, finals one by one between them — then writes the answers of the
+// probes from r.answer on and commits.
+func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
+	var run []probeAt
+	var out []kafka.Message
+	flush := func(next int64) error {
+		if len(run) == 0 {
+			return nil
+		}
+		answers, err := r.decide(run, next)
+		out = append(out, answers...)
+		run = run[:0]
+		return err
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		kind, p, f, err := decodeLogRecord(m.Value)
+		if err != nil {
+			r.s.m.malformed.Inc()
+			r.s.o.Logger.Error("skipping a malformed probe-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
+			continue
+		}
+		if kind == kindProbe {
+			run = append(run, probeAt{probe: p, offset: m.Offset})
+			continue
+		}
+		if err := flush(m.Offset); err != nil {
+			return err
+		}
+		if err := r.applyFinal(&f); err != nil {
+			return err
+		}
+	}
+	next := msgs[len(msgs)-1].Offset + 1
+	if len(run) == 0 {
+		run = nil // a batch ending on finals still records how far it got
+		if err := r.store.Apply(nil, next); err != nil {
+			return err
+		}
+	} else if err := flush(next); err != nil {
+		return err
+	}
+	r.s.m.applied.WithLabelValues(r.label).Add(float64(len(msgs)))
+	if err := r.writeAnswers(ctx, out); err != nil {
+		return err
+	}
+	if next > r.answer {
+		if err := r.gen.CommitOffsets(map[string]map[int]int64{r.s.probes: {r.id: next}}); err != nil {
+			r.s.o.Logger.Warn("commit of the probe log failed; its answers will be written again", zap.Int("shard", r.id), zap.Error(err))
+		}
+	}
+	return nil
+}
+
+// probeAt is a probe and its offset in the log.
+type probeAt struct {
+	probe
+	offset int64
+}
+
+// decide decides a run of probes, stores them with the log position next,
+// and returns the answers due.
+func (r *shardRun) decide(run []probeAt, next int64) ([]kafka.Message, error) {
+	docs := make([]state.Doc, len(run))
+	for i := range run {
+		docs[i] = run[i].doc
+	}
+	dec, err := r.dec.DecideBatch(docs)
+	if err != nil {
+		return nil, err
+	}
+	r.s.m.late.WithLabelValues(r.label).Add(float64(dec.Stats.LateMatches))
+	defer r.dec.Retire(dec)
+	if err := r.store.Apply(dec.Stage, next); err != nil {
+		return nil, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
+	}
+	var out []kafka.Message
+	for i := range run {
+		if run[i].offset < r.answer {
+			continue
+		}
+		a := answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: dec.Decisions[i]}
+		out = append(out, kafka.Message{Topic: AnswersTopic(r.s.o.Kafka.Group), Partition: run[i].reply,
+			Key: []byte(a.source), Value: appendAnswer(nil, &a)})
+	}
+	return out, nil
+}
+
+// applyFinal rewrites a stored document's verdict fields with the decision
+// its front joined.
+func (r *shardRun) applyFinal(f *final) error {
+	doc, ok, err := r.store.Replayed(f.source, f.hash)
+	if err != nil || !ok {
+		if err == nil {
+			r.s.o.Logger.Debug("final for a document not stored (expired?)", zap.Int("shard", r.id), zap.String("source", f.source))
+		}
+		return err
+	}
+	d := f.dec
+	doc.Verdict, doc.Similarity, doc.OfID, doc.Cluster = uint8(d.Verdict), float32(d.Similarity), d.Of, d.Cluster
+	doc.OfTime, doc.OfSource, doc.Of = d.OfTime, d.OfSource, 0
+	return r.store.Stage([]state.Doc{doc})
+}
+
+// writeAnswers writes answers and waits for the acknowledgement, retrying
+// until written or ctx ends.
+func (r *shardRun) writeAnswers(ctx context.Context, msgs []kafka.Message) error {
+	backoff := 100 * time.Millisecond
+	for len(msgs) > 0 {
+		err := r.s.writer.WriteMessages(ctx, msgs...)
+		if err == nil {
+			r.s.m.answered.WithLabelValues(r.label).Add(float64(len(msgs)))
+			return nil
+		}
+		r.s.o.Logger.Warn("write answers failed, retrying", zap.Int("shard", r.id), zap.Error(err))
+		select {
+		case <-ctx.Done():
+			return nil // the generation ended; the next owner answers from the committed offset
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 10*time.Second)
+	}
+	return nil
+}
+
+// compile-time check that the front is what the pipeline needs.
+var _ stream.Sharded = (*Front)(nil)

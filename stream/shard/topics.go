@@ -1,0 +1,158 @@
+package shard
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// Names of a sharded filter's internal topics and shard-owning group, all
+// derived from its consumer group G, so one G is one logical filter.
+func ProbesTopic(group string) string  { return group + ".probes" }
+func AnswersTopic(group string) string { return group + ".answers" }
+func IndexGroup(group string) string   { return group + ".index" }
+
+// Topology is what EnsureTopics found: the partition counts every instance
+// must agree on.
+type Topology struct {
+	Shards           int // partitions of the probe topic
+	InputPartitions  int // partitions of the input and answer topics
+	ProbesRetention  time.Duration
+	AnswersRetention time.Duration
+}
+
+// probesRetention is the probe log's retention for a state TTL: the log must
+// outlive every document a shard may still hold, so forever without a TTL,
+// else the TTL plus a day of slack for a shard that is rebuilt late.
+func probesRetention(ttl time.Duration) time.Duration {
+	if ttl == 0 {
+		return -1
+	}
+	return ttl + 24*time.Hour
+}
+
+// EnsureTopics creates the probe and answer topics of group if they do not
+// exist — cfg.Shards and as many partitions as input, with the retention the
+// design needs — and refuses to go on if they exist with other partition
+// counts or a probe log that forgets documents the state still holds.
+func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg Config, ttl time.Duration) (Topology, error) {
+	meta, err := c.Metadata(ctx, &kafka.MetadataRequest{}) // all topics: naming one could auto-create it
+	if err != nil {
+		return Topology{}, fmt.Errorf("read topic metadata: %w", err)
+	}
+	parts := make(map[string]int)
+	for _, t := range meta.Topics {
+		if t.Error == nil {
+			parts[t.Name] = len(t.Partitions)
+		}
+	}
+	top := Topology{Shards: cfg.Shards, InputPartitions: parts[input], ProbesRetention: probesRetention(ttl), AnswersRetention: cfg.AnswersRetention}
+	if top.InputPartitions == 0 {
+		return top, fmt.Errorf("input topic %q: not found; create it before starting a sharded filter (its partition count sizes %s)", input, AnswersTopic(group))
+	}
+	want := []kafka.TopicConfig{
+		topicConfig(ProbesTopic(group), cfg.Shards, top.ProbesRetention),
+		topicConfig(AnswersTopic(group), top.InputPartitions, top.AnswersRetention),
+	}
+	var create []kafka.TopicConfig
+	for _, t := range want {
+		n, ok := parts[t.Topic]
+		switch {
+		case !ok:
+			create = append(create, t)
+		case n != t.NumPartitions:
+			return top, fmt.Errorf("topic %s has %d partitions, this filter needs %d (index.shards for the probe topic, the input's partitions for the answer topic): "+
+				"index.shards cannot change on a live filter; see docs/scale-out.md to re-shard", t.Topic, n, t.NumPartitions)
+		}
+	}
+	replication := cfg.Replication
+	if replication == 0 {
+		replication = min(3, max(len(meta.Brokers), 1))
+	}
+	if err := createTopics(ctx, c, create, replication); err != nil {
+		return top, err
+	}
+	return top, checkRetention(ctx, c, ProbesTopic(group), top.ProbesRetention)
+}
+
+func topicConfig(name string, partitions int, retention time.Duration) kafka.TopicConfig {
+	ms := int64(-1)
+	if retention > 0 {
+		ms = retention.Milliseconds()
+	}
+	return kafka.TopicConfig{Topic: name, NumPartitions: partitions, ConfigEntries: []kafka.ConfigEntry{
+		{ConfigName: "retention.ms", ConfigValue: strconv.FormatInt(ms, 10)},
+		{ConfigName: "cleanup.policy", ConfigValue: "delete"},
+	}}
+}
+
+func createTopics(ctx context.Context, c *kafka.Client, topics []kafka.TopicConfig, replication int) error {
+	if len(topics) == 0 {
+		return nil
+	}
+	for i := range topics {
+		topics[i].ReplicationFactor = replication
+	}
+	resp, err := c.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: topics})
+	if err != nil {
+		return fmt.Errorf("create internal topics: %w", err)
+	}
+	for name, err := range resp.Errors {
+		// Another instance starting at the same time may have created it.
+		if err != nil && !errors.Is(err, kafka.TopicAlreadyExists) {
+			return fmt.Errorf("create topic %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// checkRetention refuses a probe log whose retention is shorter than need
+// (negative: forever): its shards would be rebuilt without documents the
+// state still holds.
+func checkRetention(ctx context.Context, c *kafka.Client, topic string, need time.Duration) error {
+	resp, err := c.DescribeConfigs(ctx, &kafka.DescribeConfigsRequest{Resources: []kafka.DescribeConfigRequestResource{{
+		ResourceType: kafka.ResourceTypeTopic, ResourceName: topic, ConfigNames: []string{"retention.ms"},
+	}}})
+	if err != nil {
+		return fmt.Errorf("read the retention of %s: %w", topic, err)
+	}
+	for _, r := range resp.Resources {
+		if r.Error != nil {
+			return fmt.Errorf("read the retention of %s: %w", topic, r.Error)
+		}
+		for _, e := range r.ConfigEntries {
+			if e.ConfigName != "retention.ms" {
+				continue
+			}
+			ms, err := strconv.ParseInt(e.ConfigValue, 10, 64)
+			if err != nil {
+				return fmt.Errorf("topic %s: retention.ms %q: %w", topic, e.ConfigValue, err)
+			}
+			if !covers(ms, need) {
+				return fmt.Errorf("topic %s keeps records for %s, but a shard rebuilt from it needs %s (state.ttl plus a day, or forever without a TTL): "+
+					"raise its retention.ms (e.g. kafka-configs --alter --add-config retention.ms=%d)", topic,
+					retentionString(ms), retentionString(need.Milliseconds()), max(need.Milliseconds(), -1))
+			}
+		}
+	}
+	return nil
+}
+
+// covers reports whether a retention of ms (negative: forever) keeps records for need.
+func covers(ms int64, need time.Duration) bool {
+	if ms < 0 {
+		return true
+	}
+	return need >= 0 && time.Duration(ms)*time.Millisecond >= need
+}
+
+func retentionString(ms int64) string {
+	if ms < 0 {
+		return "forever"
+	}
+	return (time.Duration(ms) * time.Millisecond).String()
+}
