@@ -138,6 +138,9 @@ func badgerOptions(o Options) badger.Options {
 		// Memtables: one mutable plus NumMemtables-1 being flushed (badger's
 		// default is five of 64 MiB).
 		WithMemTableSize(o.MemtableBytes).
+		// Badger refuses a value threshold above its largest batch (15% of a
+		// memtable); records are far smaller than the default 1 MiB.
+		WithValueThreshold(min(1<<20, o.MemtableBytes/8)).
 		WithNumMemtables(o.NumMemtables).
 		WithNumCompactors(numCompactors).
 		WithValueLogFileSize(valueLogFileSize)

@@ -19,11 +19,13 @@ func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	parts := fs.Int("partitions", 1, "partitions per created topic")
 	auto := fs.Bool("auto-create", true, "let clients create other topics on first use")
 	dir := fs.String("data", "", "directory to persist the log in (empty: memory only)")
+	minSession := fs.Duration("min-session-timeout", 0, "least consumer-group session timeout accepted (0: Kafka's 6s); lower it to fail over killed members fast in trials")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
 	b, err := embedded.Start(embedded.Options{
 		Listen: *listen, Topics: splitList(*topics), Partitions: *parts, AutoCreate: *auto, DataDir: *dir,
+		MinSessionTimeout: *minSession,
 	})
 	if err != nil {
 		return err

@@ -59,7 +59,7 @@ func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
 		client: &kafka.Client{Addr: kafka.TCP(o.Kafka.Brokers...), Transport: o.Security.Transport(o.Kafka.ClientID)},
 		reader: kafka.ReaderConfig{
 			Brokers: o.Kafka.Brokers, Topic: AnswersTopic(g), Dialer: o.Security.Dialer(o.Kafka.ClientID),
-			MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 50 * time.Millisecond,
+			MinBytes: 1, MaxBytes: 8 << 20, MaxWait: 500 * time.Millisecond,
 			ErrorLogger: kafka.LoggerFunc(func(f string, a ...any) { o.Logger.Warn(fmt.Sprintf(f, a...), zap.String("component", "kafka-go")) }),
 		},
 		m:       newFrontMetrics(o.Registry),

@@ -118,11 +118,26 @@ func (s *Server) serveGeneration(gen *kafka.Generation) {
 	for _, a := range assigned {
 		gen.Start(func(ctx context.Context) {
 			if err := s.serveShard(ctx, gen, a.ID, a.Offset); err != nil && ctx.Err() == nil {
-				s.o.Logger.Error("shard stopped; the generation ends and the group rebalances", zap.Int("shard", a.ID), zap.Error(err))
+				s.o.Logger.Error("shard failed; retrying it after a pause, in a new generation of the index group",
+					zap.Int("shard", a.ID), zap.Duration("pause", shardRetryPause), zap.Error(err))
+				sleepCtx(ctx, shardRetryPause) // returning ends the generation: not in a tight loop
 			}
 		})
 	}
 	s.joined.Store(true)
+}
+
+// shardRetryPause is how long a shard that failed waits before it gives its
+// generation up (and so the group rebalances and assigns it again).
+const shardRetryPause = 5 * time.Second
+
+func sleepCtx(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // shardRun is one shard served in one generation.
@@ -165,14 +180,14 @@ func (s *Server) serveShard(ctx context.Context, gen *kafka.Generation, id int, 
 	s.o.Logger.Info("shard opened", zap.Int("shard", id), zap.Int64("replay_from", from), zap.Int64("answer_from", r.answer))
 	reader := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: s.o.Kafka.Brokers, Topic: s.probes, Partition: id, Dialer: s.o.Security.Dialer(s.o.Kafka.ClientID),
-		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 50 * time.Millisecond,
+		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond,
 	})
 	defer reader.Close()
 	if err := reader.SetOffset(from); err != nil {
 		return err
 	}
-	if from >= r.answer {
-		r.serve(from)
+	if from >= r.answer || r.answer == 0 { // nothing to apply silently first
+		r.serve(max(from, 0))
 	}
 	return r.loop(ctx, reader)
 }

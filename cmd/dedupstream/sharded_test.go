@@ -1,0 +1,184 @@
+package main
+
+import (
+	"flag"
+	"math"
+	"regexp"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/offline/corpus"
+	"github.com/dedupstream/dedupstream/offline/eval"
+	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+var shardedDocs = flag.Int("sharded-docs", 400, "TestShardedReuters: Reuters stories to wrap as pages (0: all)")
+
+// shardedInput is a labelled input for the sharded tests: Reuters stories
+// wrapped as pages, the originals on partition i mod 4 and their near-copies
+// two partitions away, so that with three instances (one owning two
+// partitions) an original and its copies are read by different instances.
+type shardedInput struct {
+	pages             map[string]gen.Page
+	originals, copies []kafka.Message
+}
+
+func reutersInput(t *testing.T, limit int) shardedInput {
+	t.Helper()
+	path, err := corpus.Locate("corpora", "reuters21578.tar.gz")
+	if err != nil {
+		t.Skip(err)
+	}
+	in := shardedInput{pages: make(map[string]gen.Page)}
+	g := gen.New(gen.Options{Seed: 7, CopyRate: 0.5})
+	i := 0
+	err = corpus.Read(path, limit, func(d corpus.Doc) error {
+		part := i % 4
+		i++
+		for _, p := range g.Wrap(d.Title, d.Body, d.ID) {
+			v, err := eval.PageRecord(p)
+			if err != nil {
+				return err
+			}
+			in.pages[p.ID] = p
+			m := kafka.Message{Key: []byte(p.ID), Value: v, Partition: part}
+			if p.Kind == gen.Original {
+				in.originals = append(in.originals, m)
+			} else {
+				m.Partition = (part + 2) % 4
+				in.copies = append(in.copies, m)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return in
+}
+
+// TestShardedReuters runs three "dedupstream run --index-shards 8" processes
+// on a 4-partition input, with the broker in a process of its own, and then
+// one single-instance filter over the same input: the sharded filter must
+// find the near-copies of Reuters stories read by other instances than their
+// originals with the single instance's recall (within one point), report no
+// pair below resemblance 0.6, and spread the work over all three.
+func TestShardedReuters(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four filter processes and a broker process")
+	}
+	in := reutersInput(t, *shardedDocs)
+	bin := buildBinary(t)
+	addr := brokerProc(t, bin, 4)
+	var procs []*proc
+	for range 3 {
+		procs = append(procs, startProc(t, bin, shardedEnv(addr, t.TempDir(), 8), "run"))
+	}
+	waitAllReady(t, procs, time.Minute)
+	produceTo(t, addr, "pages", in.originals)
+	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
+	produceTo(t, addr, "pages", in.copies)
+	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
+	for i, p := range procs {
+		stopProc(t, p)
+		if n := recordsDecided(p); n == 0 {
+			t.Errorf("instance %d decided no record: the input was not spread", i)
+		}
+	}
+	single := startProc(t, bin, filterEnv(addr, t.TempDir(), "DEDUPSTREAM_KAFKA_GROUP=single", "DEDUPSTREAM_KAFKA_OUTPUT=single.out"), "run")
+	waitDrained(t, addr, "single", "pages", 2*time.Minute)
+	stopProc(t, single)
+
+	sharded := in.score(t, readTopic(t, addr, "pages.out"))
+	alone := in.score(t, readTopic(t, addr, "single.out"))
+	t.Logf("%d originals, %d copies: pairs found sharded %d (recall %.4f), single instance %d (recall %.4f); lowest reported resemblance %.3f / %.3f",
+		len(in.originals), len(in.copies), sharded.found, sharded.recall(), alone.found, alone.recall(), sharded.minJ, alone.minJ)
+	if math.Abs(sharded.recall()-alone.recall()) > 0.01 {
+		t.Errorf("sharded recall %.4f, single-instance %.4f: more than one point apart", sharded.recall(), alone.recall())
+	}
+	if sharded.found == 0 || sharded.minJ < 0.6 {
+		t.Errorf("sharded filter found %d pairs, lowest resemblance %.3f (want pairs, none below 0.6)", sharded.found, sharded.minJ)
+	}
+}
+
+// shardedScore is what score measured of one filter's output.
+type shardedScore struct {
+	pairs, found int     // (copy, original) pairs, and those put in one cluster
+	minJ         float64 // lowest exact resemblance of a reported (page, dedup.of) pair
+}
+
+func (s shardedScore) recall() float64 { return float64(s.found) / float64(s.pairs) }
+
+// score reads one output: each page's first verdict must exist, a pair is
+// found when copy and original share dedup.cluster, and every duplicate's
+// exact resemblance to its dedup.of is measured.
+func (in shardedInput) score(t *testing.T, out []kafka.Message) shardedScore {
+	t.Helper()
+	heads := make(map[string]map[string]string)
+	for _, m := range out {
+		if _, ok := heads[string(m.Key)]; !ok {
+			heads[string(m.Key)] = headerMap(m)
+		}
+	}
+	if len(heads) != len(in.pages) {
+		t.Fatalf("%d pages have an output, %d were produced", len(heads), len(in.pages))
+	}
+	sets := in.shingleSets()
+	s := shardedScore{minJ: 1}
+	for id, h := range heads {
+		p := in.pages[id]
+		if p.Kind != gen.Original {
+			s.pairs++
+			s.found += btoi(h[stream.HeaderCluster] == heads[p.Origin][stream.HeaderCluster])
+		}
+		if of := h[stream.HeaderOf]; of != "" {
+			s.minJ = min(s.minJ, lsh.OverlapOf(sets[id], sets[of]).Resemblance())
+		}
+	}
+	return s
+}
+
+// shingleSets are the pages' exact word-5-shingle sets, cleaned as the stream does.
+func (in shardedInput) shingleSets() map[string][]uint64 {
+	pages := make([]gen.Page, 0, len(in.pages))
+	for _, p := range in.pages {
+		pages = append(pages, p)
+	}
+	docs := eval.CleanPages(pages)
+	sets := eval.Sets(docs)
+	out := make(map[string][]uint64, len(docs))
+	for i, d := range docs {
+		out[d.ID] = sets[i]
+	}
+	return out
+}
+
+// stopProc stops a filter with SIGTERM and requires a clean exit.
+func stopProc(t *testing.T, p *proc) {
+	t.Helper()
+	if err := p.signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !p.wait(time.Minute) || p.exitCode() != 0 {
+		p.kill()
+		t.Fatalf("filter did not stop cleanly on SIGTERM (%v):\n%s", p.err, tail(p.out.String(), 4000))
+	}
+}
+
+var stoppingRecords = regexp.MustCompile(`"msg":"stopping","counts":\{"Records":(\d+)`)
+
+// recordsDecided is the record count a stopped filter logged.
+func recordsDecided(p *proc) int {
+	m := stoppingRecords.FindStringSubmatch(p.out.String())
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
