@@ -26,8 +26,8 @@ type app struct {
 	method lsh.Method
 	store  *state.Store
 	pipe   *stream.Pipeline
-	admin  *http.Server
-	ln     net.Listener
+	admin  *adminServer // nil without admin.listen
+	ln     net.Listener // the admin server's
 	reg    *prometheus.Registry
 	gauges *stateGauges
 }
@@ -70,14 +70,15 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	a := &app{cfg: cfg, log: log, method: method, store: store, pipe: pipe, reg: reg}
 	a.gauges = startStateGauges(reg, store, cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {
-		if err := a.listenAdmin(reg); err != nil {
+		if err := a.serveAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())
 		}
 	}
 	return a, nil
 }
 
-func (a *app) listenAdmin(reg *prometheus.Registry) error {
+// serveAdmin starts the admin server on admin.listen; close stops it.
+func (a *app) serveAdmin(reg *prometheus.Registry) error {
 	ln, err := net.Listen("tcp", a.cfg.Admin.Listen)
 	if err != nil {
 		return fmt.Errorf("admin.listen %s: %w", a.cfg.Admin.Listen, err)
@@ -94,7 +95,8 @@ func (a *app) listenAdmin(reg *prometheus.Registry) error {
 	})
 	mux.HandleFunc("/debug/state/backup", a.serveBackup)
 	a.ln = ln
-	a.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	a.admin = startAdmin(ln, mux, a.log)
+	a.log.Info("admin listening", zap.String("addr", ln.Addr().String()))
 	return nil
 }
 
@@ -111,17 +113,9 @@ func (a *app) serveBackup(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// run serves the admin port and runs the pipeline until ctx is cancelled and
-// the batch in hand is drained.
+// run runs the pipeline until ctx is cancelled and the batch in hand is
+// drained; the admin server, started by newApp, serves meanwhile.
 func (a *app) run(ctx context.Context) error {
-	if a.admin != nil {
-		go func() {
-			if err := a.admin.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				a.log.Error("admin server", zap.Error(err))
-			}
-		}()
-		a.log.Info("admin listening", zap.String("addr", a.ln.Addr().String()))
-	}
 	a.log.Info("consuming", zap.Strings("brokers", a.cfg.Kafka.Brokers), zap.String("input", a.cfg.Kafka.Input),
 		zap.String("output", a.cfg.Kafka.Output), zap.String("mode", a.cfg.Mode.String()),
 		zap.String("sketch", a.method.Version()), zap.Float64("threshold", a.cfg.Sketch.Params.Threshold),
@@ -145,7 +139,9 @@ func (a *app) sampleLag() {
 	}
 }
 
-// close stops in order: pipeline (leave the group, flush), state, admin.
+// close stops in order: pipeline (leave the group, flush), state, admin
+// server (waiting for its goroutine). A running pipeline must have been
+// stopped first (its Run returned).
 func (a *app) close() error {
 	var errs []error
 	if a.gauges != nil { // first: its sampling uses the pipeline and the store
@@ -158,9 +154,7 @@ func (a *app) close() error {
 		errs = append(errs, a.store.Close())
 	}
 	if a.admin != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		errs = append(errs, a.admin.Shutdown(ctx))
+		errs = append(errs, a.admin.stop(5*time.Second))
 	}
 	return errors.Join(errs...)
 }
