@@ -57,7 +57,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		Method:      method,
 		Index:       store,
 		Registry:    reg,
-		Containment: cfg.Sketch.Containment,
+		Containment: cfg.Sketch.ContainmentThreshold(),
 		Security:    sec,
 	}
 	for _, o := range opts {
