@@ -1,7 +1,8 @@
 # The two commands of the README:
 #   make demo   build and run the demo (embedded broker, generated pages)
-#   make test   gofmt check, go vet, the race-enabled test suite, and a short run
-#               of every fuzz target (FUZZTIME executions each; longer: make fuzz FUZZTIME=10000000x)
+#   make test   a build for macOS and Windows, gofmt check, go vet, the race-enabled
+#               test suite, and a short run of every fuzz target (FUZZTIME executions
+#               each; longer: make fuzz FUZZTIME=10000000x)
 GO ?= go
 # A count, not a duration: with a duration Go 1.26's fuzz coordinator can fail a
 # clean run with "context deadline exceeded" at the deadline (golang/go#75804,
@@ -13,12 +14,23 @@ FUZZ_TARGETS = ./stream:FuzzDecode ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
 	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./offline/corpus:FuzzReadReuters \
 	./stream/shard:FuzzDecodeLogRecord
 
-.PHONY: demo test unit fuzz build bench
+# GOOS/GOARCH pairs that "make cross" (part of make test) builds the module for:
+# the laptops people try a Go tool on.
+CROSS_TARGETS = darwin/arm64 windows/amd64
+
+.PHONY: demo test cross unit fuzz build bench
 
 demo:
 	$(GO) run ./cmd/dedupstream demo
 
-test: fuzz unit
+test: cross fuzz unit
+
+# build only: the tests of the module run on Linux (make unit)
+cross:
+	@for t in $(CROSS_TARGETS); do \
+	  echo "build ./... for $$t"; \
+	  GOOS=$${t%%/*} GOARCH=$${t#*/} $(GO) build ./... || exit 1; \
+	done
 
 unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \

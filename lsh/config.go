@@ -36,8 +36,10 @@ type Config struct {
 	// Containment is the least estimated containment of a document in an
 	// earlier one (Estimate.AinB) that makes it "contained" in it, for the
 	// methods whose Compare estimates containment (bottomk, modm, full);
-	// 0 → 0.9. Like Threshold it changes verdicts, not sketches.
-	Containment float64 `yaml:"containment"`
+	// 0 turns the verdict off. A pointer, so that an explicit 0 differs from
+	// the key left out: nil → 0.9. Read it with ContainmentThreshold. Like
+	// Threshold it changes verdicts, not sketches.
+	Containment *float64 `yaml:"containment"`
 
 	BottomK BottomKParams `yaml:"bottomk"`
 	ModM    ModMParams    `yaml:"modm"`
@@ -134,8 +136,8 @@ func (c *Config) EnsureDefaults() {
 	if c.Stem == "" {
 		c.Stem = "none"
 	}
-	if c.Containment == 0 {
-		c.Containment = DefaultContainment
+	if c.Containment == nil {
+		c.Containment = new(float64(DefaultContainment))
 	}
 	if c.BottomK.Keys == 0 && c.Params.Threshold > 0 && c.Params.Threshold < 1 {
 		c.BottomK.Keys = bottomKKeys(c.Params.Threshold, c.Params.NumPerm)
@@ -149,6 +151,17 @@ func (c *Config) EnsureDefaults() {
 	c.SimHash.ensureDefaults()
 	c.IMatch.ensureDefaults()
 	c.Verify.ensureDefaults()
+}
+
+// ContainmentThreshold is the least estimated containment that makes a
+// document "contained" in an earlier one: Containment, DefaultContainment
+// if that is nil, and 0 when the verdict is off (as stream.Deps.Containment
+// takes it).
+func (c Config) ContainmentThreshold() float64 {
+	if c.Containment == nil {
+		return DefaultContainment
+	}
+	return *c.Containment
 }
 
 // bottomKKeys is the smallest L ≤ k with 1−(1−t)^L ≥ 0.99.
@@ -236,8 +249,8 @@ func (c Config) Validate() error {
 	if err := c.validateWords(); err != nil {
 		return err
 	}
-	if !(c.Containment > 0 && c.Containment <= 1) {
-		return fmt.Errorf("sketch.containment: must be in (0, 1], got %g", c.Containment)
+	if t := c.ContainmentThreshold(); !(t >= 0 && t <= 1) {
+		return fmt.Errorf("sketch.containment: must be in [0, 1] (0: no contained verdict), got %g", t)
 	}
 	if err := c.Verify.validate(); err != nil {
 		return err

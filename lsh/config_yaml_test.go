@@ -41,3 +41,26 @@ func TestConfigYAML(t *testing.T) {
 		t.Errorf("parsed %+v\nwant %+v", c, want)
 	}
 }
+
+// TestContainmentYAML: sketch.containment left out means the default; an
+// explicit 0 stays 0 (the contained verdict off) and is valid.
+func TestContainmentYAML(t *testing.T) {
+	f := func(doc string, want float64) {
+		t.Helper()
+		var c Config
+		if err := yaml.Unmarshal([]byte(doc), &c); err != nil {
+			t.Fatal(err)
+		}
+		c.EnsureDefaults()
+		if err := c.Validate(); err != nil {
+			t.Errorf("%q: %v", doc, err)
+		}
+		if got := c.ContainmentThreshold(); got != want {
+			t.Errorf("%q: containment %g, want %g", doc, got, want)
+		}
+	}
+	f("method: full\n", DefaultContainment)
+	f("method: full\ncontainment: 0\n", 0)
+	f("method: full\ncontainment: 0.5\n", 0.5)
+	f("method: full\ncontainment: 1\n", 1)
+}

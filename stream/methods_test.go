@@ -114,7 +114,7 @@ func TestContained(t *testing.T) {
 		h := newHarness(t, 1)
 		h.sketch = lsh.Config{Method: method, ModM: lsh.ModMParams{M: 4}}
 		h.sketch.EnsureDefaults()
-		h.containment = h.sketch.Containment
+		h.containment = h.sketch.ContainmentThreshold()
 		h.process(msgs...)
 		got := make(map[string]string)
 		for _, o := range h.readAll(topicOut) {

@@ -30,8 +30,8 @@ type app struct {
 	front  *shard.Front  // sharded mode: the pipeline's index
 	shards *shard.Server // sharded mode: the shards this instance owns
 	pipe   *stream.Pipeline
-	admin  *http.Server
-	ln     net.Listener
+	admin  *adminServer // nil without admin.listen
+	ln     net.Listener // the admin server's
 	reg    *prometheus.Registry
 	gauges *stateGauges
 }
@@ -55,7 +55,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		Cleaner:     clean.New(cfg.Clean),
 		Method:      method,
 		Registry:    reg,
-		Containment: cfg.Sketch.Containment,
+		Containment: cfg.Sketch.ContainmentThreshold(),
 		Security:    sec,
 		InFlight:    cfg.Index.InFlight,
 	}
@@ -76,7 +76,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	}
 	a.gauges = startStateGauges(reg, stats, cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {
-		if err := a.listenAdmin(reg); err != nil {
+		if err := a.serveAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())
 		}
 	}
@@ -110,7 +110,7 @@ func (a *app) openIndex(deps *stream.Deps) error {
 	log := a.log.Named("shard")
 	a.front = shard.NewFront(cfg.Index, top, shard.FrontOptions{Kafka: cfg.Kafka, Security: deps.Security, Logger: log, Registry: a.reg})
 	a.shards = shard.NewServer(cfg.Index, top, shard.ServerOptions{
-		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.Containment,
+		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.ContainmentThreshold(),
 		State: cfg.State, Logger: log, Registry: a.reg,
 	})
 	deps.Sharded = a.front
@@ -123,7 +123,8 @@ func (a *app) ready() bool {
 	return a.pipe.Ready() && (a.shards == nil || a.shards.Ready())
 }
 
-func (a *app) listenAdmin(reg *prometheus.Registry) error {
+// serveAdmin starts the admin server on admin.listen; close stops it.
+func (a *app) serveAdmin(reg *prometheus.Registry) error {
 	ln, err := net.Listen("tcp", a.cfg.Admin.Listen)
 	if err != nil {
 		return fmt.Errorf("admin.listen %s: %w", a.cfg.Admin.Listen, err)
@@ -140,7 +141,8 @@ func (a *app) listenAdmin(reg *prometheus.Registry) error {
 	})
 	mux.HandleFunc("/debug/state/backup", a.serveBackup)
 	a.ln = ln
-	a.admin = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	a.admin = startAdmin(ln, mux, a.log)
+	a.log.Info("admin listening", zap.String("addr", ln.Addr().String()))
 	return nil
 }
 
@@ -161,17 +163,9 @@ func (a *app) serveBackup(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// run serves the admin port and runs the pipeline until ctx is cancelled and
-// the batch in hand is drained.
+// run runs the pipeline until ctx is cancelled and the batch in hand is
+// drained; the admin server, started by newApp, serves meanwhile.
 func (a *app) run(ctx context.Context) error {
-	if a.admin != nil {
-		go func() {
-			if err := a.admin.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				a.log.Error("admin server", zap.Error(err))
-			}
-		}()
-		a.log.Info("admin listening", zap.String("addr", a.ln.Addr().String()))
-	}
 	a.log.Info("consuming", zap.Strings("brokers", a.cfg.Kafka.Brokers), zap.String("input", a.cfg.Kafka.Input),
 		zap.String("output", a.cfg.Kafka.Output), zap.String("mode", a.cfg.Mode.String()),
 		zap.String("sketch", a.method.Version()), zap.Float64("threshold", a.cfg.Sketch.Params.Threshold),
@@ -205,7 +199,9 @@ func (a *app) sampleLag() {
 	}
 }
 
-// close stops in order: pipeline (leave the group, flush), state, admin.
+// close stops in order: pipeline (leave the group, flush), state, admin
+// server (waiting for its goroutine). A running pipeline must have been
+// stopped first (its Run returned).
 func (a *app) close() error {
 	var errs []error
 	if a.gauges != nil { // first: its sampling uses the pipeline and the store
@@ -221,9 +217,7 @@ func (a *app) close() error {
 		errs = append(errs, a.store.Close())
 	}
 	if a.admin != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		errs = append(errs, a.admin.Shutdown(ctx))
+		errs = append(errs, a.admin.stop(5*time.Second))
 	}
 	return errors.Join(errs...)
 }

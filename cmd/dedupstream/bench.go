@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -257,35 +258,18 @@ func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string
 	return run, err
 }
 
-// measure runs p until it has processed n records.
+// measure runs p until it has processed n records (or ctx ends), samples the
+// run, then stops p and waits for its Run to finish before returning, so the
+// caller may close p and its state.
 func measure(ctx context.Context, p *stream.Pipeline, n int) (*benchRun, error) {
 	resetPeakRSS()
 	cpu0 := cpuTime()
-	runCtx, cancel := context.WithCancel(ctx)
-	done := make(chan error, 1)
 	start := time.Now()
-	go func() { done <- p.Run(runCtx) }()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	var err error
-wait:
-	for p.Counts().Records < int64(n) {
-		select {
-		case err = <-done:
-			break wait
-		case <-ctx.Done():
-			err = ctx.Err()
-			break wait
-		case <-tick.C:
-		}
-	}
+	running := stream.Start(ctx, p)
+	err := running.WaitFor(ctx, func() bool { return p.Counts().Records >= int64(n) }, 2*time.Millisecond)
 	run := &benchRun{elapsed: time.Since(start), cpu: cpuTime() - cpu0, peakRSS: peakRSS(), counts: p.Counts(),
 		anon: procStatus("RssAnon"), file: procStatus("RssFile")}
-	cancel()
-	if err == nil {
-		err = <-done
-	}
-	return run, err
+	return run, errors.Join(err, running.Stop())
 }
 
 func writeHeapProfile(path string) error {

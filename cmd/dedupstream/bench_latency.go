@@ -60,22 +60,19 @@ type latencyDocs struct {
 func runLatency(ctx context.Context, addr string, partitions int, p *stream.Pipeline, in, out string, ld latencyDocs) (*latencyRun, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	var runErr error
-	stopped := make(chan struct{})
+	var r stream.Runner = stream.RunnerFunc(func(ctx context.Context) error { <-ctx.Done(); return nil })
 	if p != nil {
-		go func() { runErr = p.Run(runCtx); close(stopped) }()
-	} else {
-		go func() { <-runCtx.Done(); close(stopped) }()
+		r = p
 	}
+	running := stream.Start(runCtx, r)
 	rb := startReadback(runCtx, addr, out, partitions)
 	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: in, Balancer: &kafka.Hash{},
 		BatchSize: 1000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
 	defer w.Close()
-	res, err := driveLatency(runCtx, w, rb, ld, stopped)
+	res, err := driveLatency(runCtx, w, rb, ld, running.Done())
 	cancel()
 	rb.wait()
-	<-stopped
-	if err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
+	if runErr := running.Stop(); err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
 		err = runErr
 	}
 	return res, err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io"
 	"os"
 	"reflect"
 	"strings"
@@ -99,4 +100,46 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	f("state:\n  max_bucket: -3\n", "", "state.max_bucket")
 	f("sketch:\n  verify:\n    method: simhash\n", "", "sketch.verify.method")
 	f("", "DEDUPSTREAM_SKETCH_VERIFY_THRESHOLD=1.2", "sketch.verify.threshold")
+	f("sketch:\n  containment: 1.5\n", "", "sketch.containment")
+	f("", "DEDUPSTREAM_SKETCH_CONTAINMENT=-0.1", "sketch.containment")
+}
+
+// TestContainmentKey: sketch.containment left out is the default 0.9; an
+// explicit 0 — in the file, the environment or a flag — turns the contained
+// verdict off, and the later source wins as for every key.
+func TestContainmentKey(t *testing.T) {
+	f := func(yaml string, env []string, args []string, want float64) {
+		t.Helper()
+		path := t.TempDir() + "/c.yaml"
+		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := loadConfig(path, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, _ := flagSet("run", io.Discard)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		if err := applyFlags(fs, &c); err != nil {
+			t.Fatal(err)
+		}
+		c.ensureDefaults()
+		if err := c.validate(); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Sketch.ContainmentThreshold(); got != want {
+			t.Errorf("yaml %q env %v flags %v: containment %g, want %g", yaml, env, args, got, want)
+		}
+	}
+	off := []string{"DEDUPSTREAM_SKETCH_CONTAINMENT=0"}
+	f("", nil, nil, 0.9)
+	f("sketch:\n  method: full\n", nil, nil, 0.9)
+	f("sketch:\n  containment: 0\n", nil, nil, 0)
+	f("sketch:\n  containment: 0.7\n", nil, nil, 0.7)
+	f("", off, nil, 0)
+	f("sketch:\n  containment: 0.7\n", off, nil, 0)
+	f("", nil, []string{"--containment", "0"}, 0)
+	f("", off, []string{"--containment", "0.95"}, 0.95)
 }

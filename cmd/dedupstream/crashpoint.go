@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/dedupstream/dedupstream/stream"
@@ -64,10 +63,20 @@ func (c *crashPoint) afterStage(stage string, _ int) error {
 		return nil
 	}
 	fmt.Fprintf(c.stderr, "dedupstream: crash point %s:%d: SIGKILL\n", c.stage, c.n)
-	if err := syscall.Kill(os.Getpid(), syscall.SIGKILL); err != nil {
+	if err := killSelf(); err != nil {
 		return fmt.Errorf("crash point %s:%d: %w", c.stage, c.n, err)
 	}
 	select {} // the signal is on its way
+}
+
+// killSelf kills this process at once: SIGKILL on Unix, TerminateProcess on
+// Windows.
+func killSelf() error {
+	p, err := os.FindProcess(os.Getpid())
+	if err != nil {
+		return err
+	}
+	return p.Kill()
 }
 
 // option applies to the crash point, if one is set, to the pipeline's deps.

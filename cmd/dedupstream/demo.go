@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -131,8 +132,10 @@ type demoResult struct {
 	elapsed time.Duration
 }
 
-// runDemoFilter runs the pipeline until it has processed n records.
-func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer) (demoResult, error) {
+// runDemoFilter runs the filter until it has processed n records (or ctx
+// ends), then stops it, waits for its drain and closes it. opts adjust the
+// pipeline (tests).
+func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...appOption) (demoResult, error) {
 	log := zap.NewNop()
 	if verbose {
 		var err error
@@ -140,39 +143,15 @@ func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr 
 			return demoResult{}, err
 		}
 	}
-	a, err := newApp(cfg, log)
+	a, err := newApp(cfg, log, opts...)
 	if err != nil {
 		return demoResult{}, err
 	}
-	runCtx, stop := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	go func() { done <- a.run(runCtx) }()
-	elapsed, err := waitForRecords(ctx, a, n, done)
-	stop()
-	if err == nil {
-		err = <-done
-	}
-	res := demoResult{counts: a.pipe.Counts(), elapsed: elapsed}
-	if cerr := a.close(); err == nil {
-		err = cerr
-	}
-	return res, err
-}
-
-// waitForRecords polls the pipeline's counts until n records are processed and
-// returns the time taken.
-func waitForRecords(ctx context.Context, a *app, n int, done <-chan error) (time.Duration, error) {
 	start := time.Now()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for a.pipe.Counts().Records < int64(n) {
-		select {
-		case <-ctx.Done():
-			return time.Since(start), ctx.Err()
-		case err := <-done:
-			return time.Since(start), fmt.Errorf("filter stopped early: %v", err)
-		case <-tick.C:
-		}
-	}
-	return time.Since(start), nil
+	run := stream.Start(ctx, stream.RunnerFunc(a.run))
+	err = run.WaitFor(ctx, func() bool { return a.pipe.Counts().Records >= int64(n) }, 5*time.Millisecond)
+	res := demoResult{elapsed: time.Since(start)}
+	err = errors.Join(err, run.Stop())
+	res.counts = a.pipe.Counts()
+	return res, errors.Join(err, a.close())
 }

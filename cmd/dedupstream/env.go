@@ -105,8 +105,17 @@ func joinPath(prefix, name string) string {
 	return prefix + "." + name
 }
 
-// setString parses s into f according to f's type.
+// setString parses s into f according to f's type; a pointer is set to a
+// new value.
 func setString(f reflect.Value, s string) error {
+	if f.Kind() == reflect.Pointer {
+		v := reflect.New(f.Type().Elem())
+		if err := setString(v.Elem(), s); err != nil {
+			return err
+		}
+		f.Set(v)
+		return nil
+	}
 	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
 		return u.UnmarshalText([]byte(s))
 	}

@@ -21,6 +21,7 @@ var configFlags = []configFlag{
 	{"group", "kafka.group", "consumer group id"},
 	{"state", "state.dir", "state directory (Badger)"},
 	{"threshold", "sketch.threshold", "Jaccard similarity threshold, (0, 1)"},
+	{"containment", "sketch.containment", "containment in an earlier page that makes a page \"contained\" (bottomk, modm, full), [0, 1]; 0 turns that verdict off"},
 	{"mode", "mode", "tag (forward all with headers) or drop (forward unique only)"},
 	{"format", "decode.format", "auto, raw or json"},
 	{"record", "record.enabled", "true: record mode, structured JSON records compared field by field"},

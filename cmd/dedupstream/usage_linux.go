@@ -1,3 +1,6 @@
+// The memory figures of the bench command: Linux reports them in /proc; on
+// other systems usage_other.go returns 0, "unknown".
+
 package main
 
 import (
@@ -5,18 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
-	"time"
 )
-
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
 
 // resetPeakRSS restarts the kernel's peak-RSS counter (VmHWM) for this process.
 func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }

@@ -7,6 +7,7 @@ package streamtest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -49,19 +50,16 @@ func Store(t testing.TB, dir string, m lsh.Method, partitions int, msgs []kafka.
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- p.Run(ctx) }()
+	ctx, cancel := context.WithTimeout(context.Background(), Deadline)
+	defer cancel()
+	run := stream.Start(context.Background(), p)
 	n := int64(len(msgs))
-	for deadline := time.Now().Add(Deadline); p.Counts().Records < n; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			cancel()
-			<-done
-			t.Fatalf("stream processed %d of %d messages in %v", p.Counts().Records, n, Deadline)
-		}
+	waitErr := run.WaitFor(ctx, func() bool { return p.Counts().Records >= n }, 10*time.Millisecond)
+	runErr := run.Stop()
+	if errors.Is(waitErr, context.DeadlineExceeded) {
+		t.Fatalf("stream processed %d of %d messages in %v", p.Counts().Records, n, Deadline)
 	}
-	cancel()
-	if err := <-done; err != nil {
+	if err := errors.Join(waitErr, runErr); err != nil {
 		t.Fatal(err)
 	}
 	if err := p.Close(); err != nil {
