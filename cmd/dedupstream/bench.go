@@ -42,6 +42,10 @@ type benchOptions struct {
 	method      string // sketch.method of the filter run
 	verify      string // sketch.verify.method of the filter run
 	verifyPerm  int    // sketch.verify.num_perm
+	// fleet mode: the filter as separate "dedupstream run" processes
+	instances int // 0: the in-process filter run
+	shards    int // index.shards of the fleet
+	pin       int // pin instance i to CPU i mod pin (taskset); 0: no pinning
 }
 
 // cmdBench measures the filter end to end: it produces documents to a broker
@@ -75,6 +79,14 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		releaseMemory()
+	}
+	if o.instances > 0 {
+		run, err := runFleet(ctx, addr, o)
+		if err != nil {
+			return err
+		}
+		printFleet(stdout, pass, run)
+		return nil
 	}
 	dir, cleanup, err := benchStateDir(o)
 	if err != nil {
@@ -156,6 +168,9 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.method, "method", "", "sketch.method of the filter run: minhash, oph, bottomk, modm, full, supershingle, simhash (default minhash; imatch needs a vocabulary)")
 	fs.StringVar(&o.verify, "verify", "", "sketch.verify.method of the filter run: none, full, bottomk, modm, minhash, oph (default none)")
 	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
+	fs.IntVar(&o.instances, "instances", 0, "run the filter as this many 'dedupstream run' processes of one group (fleet mode; no latency mode) instead of in process")
+	fs.IntVar(&o.shards, "index-shards", 0, "index.shards of the fleet's instances (0: the single-instance index, for --instances 1)")
+	fs.IntVar(&o.pin, "pin", 0, "fleet mode: pin instance i to CPU i mod N with taskset (0: no pinning)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
 	if err := parse(fs, args); err != nil {
 		return o, err

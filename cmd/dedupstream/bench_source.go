@@ -110,7 +110,8 @@ func benchBroker(ctx context.Context, o benchOptions) (string, func(), error) {
 	}
 	cmd := exec.CommandContext(ctx, exe, "broker", "--listen", "127.0.0.1:0",
 		"--topics", strings.Join([]string{"bench", "bench.out", "bench.pass", "bench.dlq",
-			latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}, ","), "--partitions", strconv.Itoa(o.partitions))
+			latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}, ","), "--partitions", strconv.Itoa(o.partitions),
+		"--min-session-timeout", "100ms") // fleet mode: instances that stop leave the group at once
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		return "", nil, err

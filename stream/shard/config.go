@@ -38,7 +38,7 @@ func (c *Config) EnsureDefaults() {
 		c.InFlight = 4
 	}
 	if c.AnswerTimeout == 0 {
-		c.AnswerTimeout = 30 * time.Second
+		c.AnswerTimeout = 10 * time.Second
 	}
 	if c.AnswersRetention == 0 {
 		c.AnswersRetention = time.Hour

@@ -317,7 +317,7 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	}
 	r.s.m.applied.WithLabelValues(r.label).Add(float64(len(msgs)))
 	if err := r.writeAnswers(ctx, out); err != nil {
-		return err
+		return nil // the generation ended (loop sees ctx); nothing committed
 	}
 	if next > r.answer {
 		if err := r.gen.CommitOffsets(map[string]map[int]int64{r.s.probes: {r.id: next}}); err != nil {
@@ -390,7 +390,9 @@ func (r *shardRun) writeAnswers(ctx context.Context, msgs []kafka.Message) error
 		r.s.o.Logger.Warn("write answers failed, retrying", zap.Int("shard", r.id), zap.Error(err))
 		select {
 		case <-ctx.Done():
-			return nil // the generation ended; the next owner answers from the committed offset
+			// The generation ended: commit nothing, so the next owner
+			// answers these probes again from the committed offset.
+			return ctx.Err()
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 10*time.Second)

@@ -1,0 +1,223 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/shard"
+)
+
+// fleetRun is one measured run of the filter as separate processes.
+type fleetRun struct {
+	instances, shards int
+	elapsed           time.Duration // from the first start until the group committed the whole input
+	cpu               time.Duration // user + system CPU of every instance, summed
+	maxRSS            int64         // the largest instance's peak RSS
+	stateB            int64         // every instance's state directory, summed
+	probesB, answersB int64         // key + value bytes written to the internal topics
+	records           int64
+}
+
+// runFleet runs the filter as o.instances "dedupstream run" processes of one
+// group (with o.shards index shards; 0 is the single-instance index, for one
+// instance), each pinned to CPU i mod o.pin when o.pin > 0, over the produced
+// bench input. It measures until the group has committed the whole input,
+// then stops them with SIGTERM and reads their resource usage.
+func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	root, err := os.MkdirTemp("", "dedupstream-fleet-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(root)
+	group := "bench-fleet-" + strconv.FormatInt(time.Now().UnixNano(), 36)
+	r := &fleetRun{instances: o.instances, shards: o.shards}
+	start := time.Now()
+	var procs []*exec.Cmd
+	defer func() {
+		for _, p := range procs {
+			_ = p.Process.Kill()
+			_ = p.Wait()
+		}
+	}()
+	for i := range o.instances {
+		p := fleetProcess(exe, addr, group, filepath.Join(root, strconv.Itoa(i)), i, o)
+		if err := p.Start(); err != nil {
+			return nil, fmt.Errorf("start instance %d: %w", i, err)
+		}
+		procs = append(procs, p)
+	}
+	if err := waitCommitted(ctx, addr, group, procs); err != nil {
+		return nil, err
+	}
+	r.elapsed = time.Since(start)
+	for i, p := range procs {
+		if err := stopFleetProcess(p); err != nil {
+			return nil, fmt.Errorf("instance %d: %w", i, err)
+		}
+		ru := p.ProcessState.SysUsage().(*syscall.Rusage)
+		r.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		r.maxRSS = max(r.maxRSS, ru.Maxrss*1024)
+	}
+	procs = nil
+	r.stateB = dirSize(root)
+	r.records = int64(o.docs)
+	if o.shards > 0 {
+		if r.probesB, err = topicBytes(ctx, addr, shard.ProbesTopic(group)); err == nil {
+			r.answersB, err = topicBytes(ctx, addr, shard.AnswersTopic(group))
+		}
+	}
+	return r, err
+}
+
+func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd {
+	args := []string{exe, "run"}
+	if o.pin > 0 {
+		args = append([]string{"taskset", "-c", strconv.Itoa(i % o.pin)}, args...)
+	}
+	p := exec.Command(args[0], args[1:]...)
+	env := []string{
+		"DEDUPSTREAM_KAFKA_BROKERS=" + addr, "DEDUPSTREAM_KAFKA_INPUT=bench", "DEDUPSTREAM_KAFKA_OUTPUT=bench.out",
+		"DEDUPSTREAM_KAFKA_DEAD_LETTER=bench.dlq", "DEDUPSTREAM_KAFKA_GROUP=" + group, "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=2s",
+		"DEDUPSTREAM_STATE_DIR=" + dir, "DEDUPSTREAM_INDEX_SHARDS=" + strconv.Itoa(o.shards),
+		"DEDUPSTREAM_BATCH_SIZE=" + strconv.Itoa(o.batch), "DEDUPSTREAM_ADMIN_LISTEN=127.0.0.1:0",
+		"DEDUPSTREAM_LOG_LEVEL=" + cmp.Or(os.Getenv("DEDUPSTREAM_LOG_LEVEL"), "warn"), "DEDUPSTREAM_LOG_FORMAT=json",
+		"DEDUPSTREAM_SKETCH_METHOD=" + o.method,
+	}
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, envPrefix) {
+			env = append(env, kv)
+		}
+	}
+	p.Env = env
+	p.Stderr = os.Stderr
+	return p
+}
+
+// waitCommitted waits until group has committed the whole bench input, or an
+// instance exits first.
+func waitCommitted(ctx context.Context, addr, group string, procs []*exec.Cmd) error {
+	for {
+		lag, err := embedded.GroupLag(ctx, addr, group, "bench")
+		if err == nil && lag == 0 {
+			return nil
+		}
+		for i, p := range procs {
+			if p.ProcessState != nil {
+				return fmt.Errorf("instance %d exited: %v", i, p.ProcessState)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func stopFleetProcess(p *exec.Cmd) error {
+	if err := p.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- p.Wait() }()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		_ = p.Process.Kill()
+		return errors.Join(errors.New("did not stop within a minute of SIGTERM"), <-done)
+	}
+}
+
+// topicBytes sums the key and value bytes of every record of topic, reading
+// each partition from its first offset to its end.
+func topicBytes(ctx context.Context, addr, topic string) (int64, error) {
+	conn, err := kafka.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		return 0, err
+	}
+	parts, err := conn.ReadPartitions(topic)
+	conn.Close()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, p := range parts {
+		b, err := partitionBytes(ctx, addr, topic, p.ID)
+		if err != nil {
+			return n, fmt.Errorf("read %s partition %d: %w", topic, p.ID, err)
+		}
+		n += b
+	}
+	return n, nil
+}
+
+func partitionBytes(ctx context.Context, addr, topic string, partition int) (int64, error) {
+	conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, partition)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close()
+	first, last, err := conn.ReadOffsets()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for off := first; off < last; {
+		if _, err := conn.Seek(off, kafka.SeekAbsolute); err != nil {
+			return n, err
+		}
+		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+		batch := conn.ReadBatch(1, 16<<20)
+		for {
+			m, err := batch.ReadMessage()
+			if err != nil {
+				break
+			}
+			n += int64(len(m.Key) + len(m.Value))
+			off = m.Offset + 1
+		}
+		if err := batch.Close(); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
+	mode := "single-instance index"
+	if r.shards > 0 {
+		mode = fmt.Sprintf("sharded index, %d shards", r.shards)
+	}
+	s := r.elapsed.Seconds()
+	fmt.Fprintf(w, "\nfleet: %d instance(s) as processes, %s (wall time from the first start to the last commit, group joins included)\n\n", r.instances, mode)
+	fmt.Fprintln(w, "| instances | shards | docs | seconds | docs/s | CPU s (all instances) | CPU µs/doc | max RSS MB | state bytes/doc | probe-topic bytes/doc | answer-topic bytes/doc |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	per := func(b int64) float64 { return float64(b) / float64(r.records) }
+	fmt.Fprintf(w, "| %d | %d | %d | %.2f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", r.instances, r.shards, r.records, s,
+		float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records), float64(r.maxRSS)/1e6,
+		per(r.stateB), per(r.probesB), per(r.answersB))
+	if pass != nil {
+		fmt.Fprintf(w, "\nthroughput ratio fleet/passthrough: %.2f\n", pass.elapsed.Seconds()/s)
+	}
+	fmt.Fprintf(w, "fleet instances=%d shards=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f\n",
+		r.instances, r.shards, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
+		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB))
+}
