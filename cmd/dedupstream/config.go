@@ -36,12 +36,16 @@ type Config struct {
 	Log         LogConfig   `yaml:"log"`
 }
 
-// AdminConfig is the HTTP admin port (/metrics, /livez, /readyz).
+// AdminConfig is the HTTP admin port (/metrics, /livez, /readyz, and
+// /debug/state/backup if Backup is set).
 type AdminConfig struct {
 	// Listen is host:port; empty disables the admin server. Its default,
 	// defaultAdminListen, is set by newConfig before the file, environment
 	// and flags are read, so that an explicitly empty value stays empty.
 	Listen string `yaml:"listen"`
+	// Backup serves GET /debug/state/backup, a consistent backup of the
+	// whole state, to anyone who can reach Listen. Off by default.
+	Backup bool `yaml:"backup"`
 	// StateInterval is how often dedupstream_state_bytes and the consumer lag
 	// are sampled.
 	StateInterval time.Duration `yaml:"state_interval"`
