@@ -84,6 +84,7 @@ func (d *decider) decideBatch(items []item) (decided, error) {
 			d.retire(v.cur)
 			return decided{}, fmt.Errorf("decide %q (partition %d offset %d): %w", it.rec.ID, it.msg.Partition, it.msg.Offset, err)
 		}
+		o.charset = it.rec.Charset
 		outs[i] = o
 	}
 	return decided{

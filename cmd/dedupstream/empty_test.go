@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -88,8 +89,9 @@ func TestConfigCommandPrintsAdminOff(t *testing.T) {
 }
 
 // TestEmptyListMeansNone: a list key given as "" in the environment is an
-// empty list, which clean.drop_tags reads as "drop nothing", as the file's
-// [] does; leaving it out keeps the default list.
+// empty list, which clean.drop_tags reads as "drop nothing" and
+// decode.charset.headers as "no header names a charset", as the file's []
+// does; leaving it out keeps the default list.
 func TestEmptyListMeansNone(t *testing.T) {
 	f := func(file string, environ []string, wantTags int) {
 		t.Helper()
@@ -114,4 +116,12 @@ func TestEmptyListMeansNone(t *testing.T) {
 	f("", []string{"DEDUPSTREAM_CLEAN_DROP_TAGS="}, 0)
 	f("clean:\n  drop_tags: []\n", nil, 0)
 	f("", []string{"DEDUPSTREAM_CLEAN_DROP_TAGS=nav, footer"}, 2)
+
+	c, err := loadConfig("", []string{"DEDUPSTREAM_DECODE_CHARSET_HEADERS=", "DEDUPSTREAM_DECODE_CHARSET_FIELDS=enc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ensureDefaults(); len(c.Decode.Charset.Headers) != 0 || !reflect.DeepEqual(c.Decode.Charset.Fields, []string{"enc"}) {
+		t.Errorf("decode.charset from the environment: %+v", c.Decode.Charset)
+	}
 }
