@@ -1,11 +1,13 @@
 package stream
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/segmentio/kafka-go"
 
@@ -51,6 +53,34 @@ func benchDecodeWith(b *testing.B, d decoder, value []byte, hs []kafka.Header) {
 	}
 	if cpu := threadCPU() - start; cpu > 0 {
 		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkDecodeFloor is the checks any decode of a raw UTF-8 page makes —
+// no NUL byte, valid UTF-8, looks like HTML — outside decode: the floor of
+// BenchmarkDecode/raw. Compared between two builds, it tells what decode
+// itself changed from where the linker put utf8.Valid's loop, which moves
+// its time by tens of percent from one binary to the next.
+func BenchmarkDecodeFloor(b *testing.B) {
+	for _, name := range []string{"news_en.html", "news_ru.html"} {
+		page, err := os.ReadFile(filepath.Join("..", "testdata", "clean", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			start := threadCPU()
+			for b.Loop() {
+				if bytes.IndexByte(page, 0) >= 0 || !utf8.Valid(page) || !clean.LooksLikeHTML(page) {
+					b.Fatal("not a UTF-8 page")
+				}
+			}
+			if cpu := threadCPU() - start; cpu > 0 {
+				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+			}
+		})
 	}
 }
 
