@@ -22,7 +22,7 @@ package stream
 // A JSON record is UTF-8 text by its standard (RFC 8259): the charset it
 // names, by header or field, is read only when it is not valid UTF-8 — a
 // crawler wrote the page's bytes into it unconverted — and then decodes the
-// whole value, before it is parsed again.
+// whole value before the value is parsed (see jsonText).
 
 import (
 	"bytes"
