@@ -3,6 +3,7 @@ package stream
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -38,7 +39,8 @@ type KafkaConfig struct {
 	MaxBatchBytes int `yaml:"max_batch_bytes"`
 	// SessionTimeout is how long the group coordinator waits for a heartbeat
 	// before it drops this member. A filter killed without leaving the group
-	// holds its partitions this long, so a restarted one waits as long to join.
+	// holds its partitions this long, so a restarted one waits as long to join:
+	// kafka-go has no static membership to take the old member's place.
 	// Heartbeats are sent every tenth of it.
 	SessionTimeout time.Duration `yaml:"session_timeout"`
 	// TLS and SASL secure the connections to the brokers (README "Security").
@@ -48,9 +50,26 @@ type KafkaConfig struct {
 
 // DecodeConfig says how a message value becomes a page.
 type DecodeConfig struct {
-	Format          Format `yaml:"format"`
-	Fields          Fields `yaml:"fields"`
-	MaxMessageBytes int    `yaml:"max_message_bytes"`
+	Format          Format        `yaml:"format"`
+	Fields          Fields        `yaml:"fields"`
+	Charset         CharsetConfig `yaml:"charset"`
+	MaxMessageBytes int           `yaml:"max_message_bytes"`
+}
+
+// CharsetConfig names where a record says which character encoding its page
+// is in (see charset.go for the order in which encodings are tried). A nil
+// list takes the default; an empty one names none.
+type CharsetConfig struct {
+	// Headers are Kafka headers, matched case-insensitively, whose value
+	// names the charset of the message value: a media type with a charset
+	// parameter ("text/html; charset=koi8-r") or a bare label ("koi8-r").
+	// The first of them that names one wins. Default: Content-Type.
+	Headers []string `yaml:"headers"`
+	// Fields are JSON record fields that name it the same way, read only
+	// for a record that is not valid UTF-8: the strings of one that is are
+	// Unicode already, whatever charset the page was fetched in.
+	// Default: charset, content_type.
+	Fields []string `yaml:"fields"`
 }
 
 // Fields are the JSON field names read from record values.
@@ -102,6 +121,12 @@ func (c *Config) EnsureDefaults() {
 	setDefault(&d.Fields.Title, "title")
 	setDefault(&d.Fields.Body, "body")
 	setDefault(&d.Fields.HTML, "html")
+	if d.Charset.Headers == nil {
+		d.Charset.Headers = []string{"Content-Type"}
+	}
+	if d.Charset.Fields == nil {
+		d.Charset.Fields = []string{"charset", "content_type"}
+	}
 	if d.MaxMessageBytes == 0 {
 		d.MaxMessageBytes = 1_000_000
 	}
@@ -157,6 +182,7 @@ func (c Config) Validate() error {
 	if c.Decode.MaxMessageBytes < 1 {
 		errs = append(errs, fmt.Errorf("decode.max_message_bytes: must be positive, got %d", c.Decode.MaxMessageBytes))
 	}
+	errs = append(errs, c.Decode.Charset.validate()...)
 	if c.Decode.MaxMessageBytes+headerRoom > k.MaxBatchBytes {
 		errs = append(errs, fmt.Errorf("decode.max_message_bytes: %d plus %d bytes for verdict headers exceeds kafka.max_batch_bytes %d",
 			c.Decode.MaxMessageBytes, headerRoom, k.MaxBatchBytes))
@@ -171,4 +197,19 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("batch.linger, batch.workers and batch.retry_backoff: must not be negative"))
 	}
 	return errors.Join(errs...)
+}
+
+func (c CharsetConfig) validate() []error {
+	var errs []error
+	for i, h := range c.Headers {
+		if strings.TrimSpace(h) == "" {
+			errs = append(errs, fmt.Errorf("decode.charset.headers[%d]: empty header name", i))
+		}
+	}
+	for i, f := range c.Fields {
+		if f == "" {
+			errs = append(errs, fmt.Errorf("decode.charset.fields[%d]: empty field name", i))
+		}
+	}
+	return errs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/segmentio/kafka-go"
@@ -16,8 +17,11 @@ type Record struct {
 	ID    string
 	URL   string
 	Title string
-	Body  []byte // page text or markup; aliases the message value in raw mode
+	Body  []byte // page text or markup, UTF-8; aliases the message value when that is UTF-8 (raw mode)
 	HTML  bool   // Body is markup
+	// Charset is the encoding the value was read in, by its WHATWG name
+	// (e.g. windows-1251), when it was not UTF-8; "" for UTF-8.
+	Charset string
 	// Fields are a structured record's values in record mode, one entry per
 	// configured field (nil: missing): one string for text, year (four
 	// digits) and exact fields, one per author for authors. Body is empty.
@@ -59,19 +63,25 @@ func (d decoder) decode(m *kafka.Message, looksHTML func([]byte) bool) (Record, 
 	if n := messageSize(m); n > d.cfg.MaxMessageBytes {
 		return Record{}, decodeErr("Oversized", "record of %d bytes (key, value and headers) exceeds decode.max_message_bytes %d", n, d.cfg.MaxMessageBytes)
 	}
+	v, bom, ierr := readBOM(v)
+	if ierr != nil {
+		return Record{}, ierr
+	}
+	if len(v) == 0 {
+		return Record{}, decodeErr("EmptyValue", "value is only a %s byte-order mark", bom)
+	}
 	var rec Record
-	var ierr *InputError
 	switch {
 	case d.cfg.Format == FormatJSON || d.record != nil:
-		rec, ierr = d.decodeJSON(v)
+		rec, ierr = d.decodeJSON(m.Headers, v, bom)
 	case d.cfg.Format == FormatAuto && startsObject(v):
 		// A value that starts like an object and parses as one is a record;
 		// one that does not parse is a page that happens to start with "{".
-		if rec, ierr = d.decodeJSON(v); ierr != nil && ierr.Class == "dedupstream.MalformedJSON" {
-			rec, ierr = decodeRaw(v, looksHTML)
+		if rec, ierr = d.decodeJSON(m.Headers, v, bom); ierr != nil && ierr.Class == "dedupstream.MalformedJSON" {
+			rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom, looksHTML)
 		}
 	default:
-		rec, ierr = decodeRaw(v, looksHTML)
+		rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom, looksHTML)
 	}
 	if ierr != nil {
 		return Record{}, ierr
@@ -96,14 +106,17 @@ func startsObject(v []byte) bool {
 	return len(t) > 0 && t[0] == '{'
 }
 
-func decodeRaw(v []byte, looksHTML func([]byte) bool) (Record, *InputError) {
-	if i := bytes.IndexByte(v, 0); i >= 0 {
-		return Record{}, decodeErr("BinaryValue", "value has a NUL byte at offset %d: binary data, not a page", i)
+// decodeRaw reads a page: v is the value, or its text when it had a
+// byte-order mark naming charset bom.
+func decodeRaw(cfg *CharsetConfig, hs []kafka.Header, v []byte, bom string, looksHTML func([]byte) bool) (Record, *InputError) {
+	cs := bom
+	if bom == "" {
+		var ierr *InputError
+		if v, cs, ierr = rawText(cfg, hs, v); ierr != nil {
+			return Record{}, ierr
+		}
 	}
-	if !utf8.Valid(v) {
-		return Record{}, decodeErr("InvalidUTF8", "value is not valid UTF-8 (first bad byte at offset %d)", firstInvalidUTF8(v))
-	}
-	return Record{Body: v, HTML: looksHTML(v)}, nil
+	return Record{Body: v, HTML: looksHTML(v), Charset: reported(cs)}, nil
 }
 
 func firstInvalidUTF8(v []byte) int {
@@ -117,18 +130,72 @@ func firstInvalidUTF8(v []byte) int {
 	return -1
 }
 
-// decodeJSON reads a record: one pass to check and one to decode, with numbers
-// kept as written so integer ids stay exact.
-func (d decoder) decodeJSON(v []byte) (Record, *InputError) {
+// decodeJSON reads a record: v is the value, or its text when it had a
+// byte-order mark naming charset bom. A record that is not UTF-8 is decoded
+// from the charset it names before it is parsed.
+func (d decoder) decodeJSON(hs []kafka.Header, v []byte, bom string) (Record, *InputError) {
+	obj, ierr := parseObject(v)
+	cs := bom
+	// Only a record that may not be UTF-8 is checked byte by byte: one that
+	// does not parse, or has U+FFFD in a string, the parser's stand-in for
+	// bytes that are not UTF-8.
+	if bom == "" && (ierr != nil || replaced(obj)) && !utf8.Valid(v) {
+		if v, cs, ierr = jsonText(&d.cfg, hs, v); ierr != nil {
+			return Record{}, ierr
+		}
+		obj, ierr = parseObject(v)
+	}
+	if ierr != nil {
+		return Record{}, ierr
+	}
+	rec, ierr := d.readObject(obj)
+	if ierr != nil {
+		return Record{}, ierr
+	}
+	rec.Charset = reported(cs)
+	return rec, nil
+}
+
+// parseObject parses a JSON object: one pass to check and one to decode,
+// with numbers kept as written so integer ids stay exact. Bytes that are not
+// UTF-8 become U+FFFD.
+func parseObject(v []byte) (map[string]any, *InputError) {
 	var obj map[string]any
 	dec := json.NewDecoder(bytes.NewReader(v))
 	dec.UseNumber()
 	if err := dec.Decode(&obj); err != nil {
-		return Record{}, decodeErr("MalformedJSON", "value is not a JSON object: %v", err)
+		return nil, decodeErr("MalformedJSON", "value is not a JSON object: %v", err)
 	}
 	if dec.More() {
-		return Record{}, decodeErr("MalformedJSON", "value has data after its JSON object")
+		return nil, decodeErr("MalformedJSON", "value has data after its JSON object")
 	}
+	return obj, nil
+}
+
+// replaced reports whether a string of the parsed JSON x, key or value,
+// holds U+FFFD, as every string that had bytes that are not UTF-8 does.
+func replaced(x any) bool {
+	switch x := x.(type) {
+	case string:
+		return strings.Contains(x, "\uFFFD")
+	case map[string]any:
+		for k, v := range x {
+			if strings.Contains(k, "\uFFFD") || replaced(v) {
+				return true
+			}
+		}
+	case []any:
+		for _, v := range x {
+			if replaced(v) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readObject reads a parsed record's fields.
+func (d decoder) readObject(obj map[string]any) (Record, *InputError) {
 	f := d.cfg.Fields
 	var rec Record
 	var err error

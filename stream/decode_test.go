@@ -2,11 +2,14 @@ package stream
 
 import (
 	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/segmentio/kafka-go"
+	"golang.org/x/net/html/charset"
 )
 
 func testDecoder(format Format) decoder {
@@ -57,28 +60,59 @@ func TestDecode(t *testing.T) {
 	f(FormatAuto, "k", strings.Repeat("x", 1<<20+1), Record{}, "Oversized")
 }
 
-// FuzzDecode: any value decodes to a record or a classified error, never a
-// panic; a decoded record has an id and valid UTF-8 text.
+// FuzzDecode: any value, with any Content-Type header, decodes to a record or
+// a classified error, never a panic. A decoded record has an id and a body
+// of valid UTF-8, reports a charset only when it was not read as UTF-8, and
+// decodes the same way twice (a replay must get the same text). A raw value
+// that is UTF-8 and names nothing is its own body, not a copy.
 func FuzzDecode(f *testing.F) {
-	for _, s := range []string{"", "text", "<p>x</p>", `{"id":1,"body":"x"}`, `{"html":"<b>", "id": "z"}`, "\xff\xfe", "a\x00", `{"id":[]}`} {
-		f.Add([]byte(s), []byte("key"))
+	for _, s := range []string{"", "text", "<p>x</p>", `{"id":1,"body":"x"}`, `{"html":"<b>", "id": "z"}`, "\xff\xfe", "a\x00", `{"id":[]}`,
+		"\xff\xfeh\x00i\x00", "\xfe\xff\x00h\x00i", "\xef\xbb\xbf<p>x", `<meta charset="koi8-r"><p>\xed\xcf`, "caf\xe9",
+		`{"charset":"windows-1251","body":"\xcc\xee"}`, `{"html":"<meta charset=\"koi8-r\">\xed"}`, "\x93\xfa\x95\x5c"} {
+		f.Add([]byte(s), []byte("key"), []byte(""))
 	}
-	f.Fuzz(func(t *testing.T, value, key []byte) {
+	f.Add([]byte("\xcc\xee\xf1"), []byte("k"), []byte("text/html; charset=windows-1251"))
+	f.Add([]byte("\x93\xfa\x95\x5c"), []byte("k"), []byte("shift_jis"))
+	f.Add([]byte("a\x00b\x00"), []byte("k"), []byte("utf-16le"))
+	f.Add([]byte(`{"body":"\xcc"}`), []byte("k"), []byte("application/json; charset=cp1251"))
+	f.Fuzz(func(t *testing.T, value, key, ctype []byte) {
 		m := &kafka.Message{Topic: "t", Key: key, Value: value}
+		if len(ctype) > 0 {
+			m.Headers = []kafka.Header{{Key: "Content-Type", Value: ctype}}
+		}
 		for _, format := range []Format{FormatAuto, FormatRaw, FormatJSON} {
 			rec, err := testDecoder(format).decode(m, looksHTML)
+			again, err2 := testDecoder(format).decode(m, looksHTML)
+			if !reflect.DeepEqual(rec, again) || !reflect.DeepEqual(err, err2) {
+				t.Fatalf("%v: decoded twice, differently: %+v %v, then %+v %v", format, rec, err, again, err2)
+			}
 			if err != nil {
 				if err.Class == "" || err.Msg == "" || err.Stage != StageDecode {
 					t.Fatalf("unclassified error %+v", err)
 				}
 				continue
 			}
-			if rec.ID == "" || len(rec.Body) == 0 {
-				t.Fatalf("record without id or body: %+v", rec)
-			}
-			if !rec.HTML && format != FormatJSON && !utf8.Valid(rec.Body) {
-				t.Fatalf("invalid UTF-8 body accepted")
-			}
+			checkDecoded(t, format, m, rec)
 		}
 	})
+}
+
+func checkDecoded(t *testing.T, format Format, m *kafka.Message, rec Record) {
+	t.Helper()
+	if rec.ID == "" || len(rec.Body) == 0 || !utf8.Valid(rec.Body) {
+		t.Fatalf("%v: record without id or body, or not UTF-8: %+v", format, rec)
+	}
+	if rec.Charset == "utf-8" || rec.Charset != "" && !knownCharset(rec.Charset) {
+		t.Fatalf("%v: reported charset %q", format, rec.Charset)
+	}
+	plain := len(m.Headers) == 0 && utf8.Valid(m.Value) && !bytes.HasPrefix(m.Value, []byte("\xef\xbb\xbf"))
+	if plain && format == FormatRaw && (rec.Charset != "" || unsafe.SliceData(rec.Body) != unsafe.SliceData(m.Value) || len(rec.Body) != len(m.Value)) {
+		t.Fatalf("UTF-8 naming nothing was not taken as it is: %q in %q", rec.Body, rec.Charset)
+	}
+}
+
+// knownCharset reports whether name is an encoding's WHATWG name.
+func knownCharset(name string) bool {
+	_, canonical := charset.Lookup(name)
+	return canonical == name
 }

@@ -13,6 +13,10 @@ const (
 	HeaderSimilarity = "dedup.similarity"
 	HeaderCluster    = "dedup.cluster"
 	HeaderSketch     = "dedup.sketch"
+	// HeaderCharset names the encoding the page was read in (e.g.
+	// windows-1251), when it was not UTF-8. The value itself is forwarded
+	// unchanged.
+	HeaderCharset = "dedup.charset"
 )
 
 // Headers set on a dead letter that had to be cut to fit decode.max_message_bytes.
@@ -38,7 +42,8 @@ const (
 // error that makes it Invalid.
 type outcome struct {
 	Decision
-	err *InputError // set when Verdict is Invalid
+	charset string      // Record.Charset: the page's encoding when not UTF-8
+	err     *InputError // set when Verdict is Invalid
 }
 
 // router builds the output messages for outcomes.
@@ -93,7 +98,7 @@ func (r router) fit(out, in *kafka.Message, e *InputError) {
 }
 
 func (r router) verdictHeaders(orig []kafka.Header, o *outcome) []kafka.Header {
-	h := make([]kafka.Header, 0, len(orig)+5)
+	h := make([]kafka.Header, 0, len(orig)+6)
 	h = append(h, withoutPrefix(orig, "dedup.")...)
 	h = append(h, kafka.Header{Key: HeaderVerdict, Value: []byte(o.Verdict.String())})
 	if o.Of != "" {
@@ -104,6 +109,9 @@ func (r router) verdictHeaders(orig []kafka.Header, o *outcome) []kafka.Header {
 	h = append(h,
 		kafka.Header{Key: HeaderCluster, Value: strconv.AppendUint(nil, o.Cluster, 10)},
 		kafka.Header{Key: HeaderSketch, Value: []byte(r.version)})
+	if o.charset != "" {
+		h = append(h, kafka.Header{Key: HeaderCharset, Value: []byte(o.charset)})
+	}
 	return h
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
@@ -33,6 +34,8 @@ type harness struct {
 	// record, when Enabled (and defaulted), makes method a record-mode Method.
 	record lsh.RecordConfig
 	dir    string
+	// reg, if set, registers the pipeline's metrics.
+	reg prometheus.Registerer
 }
 
 const (
@@ -106,7 +109,7 @@ func (h *harness) open(hook func(string, int) error) (*stream.Pipeline, *state.S
 	}
 	p, err := stream.New(h.cfg, stream.Deps{
 		Logger: zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)), Cleaner: clean.New(clean.Options{}),
-		Method: m, Index: st, Containment: h.containment, AfterStage: hook,
+		Method: m, Index: st, Containment: h.containment, AfterStage: hook, Registry: h.reg,
 	})
 	if err != nil {
 		h.t.Fatal(err)

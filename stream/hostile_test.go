@@ -53,6 +53,10 @@ func hostileInputs() []hostile {
 		{"nested-json", kafka.Message{Value: text(nestedJSON)}, ""}, // too deep for a record: read as the page itself
 		{"big-json-id", kafka.Message{Value: text(`{"id": 123456789012345678901234567890, "body": "a record whose id is a very large number"}`)}, ""},
 		{"control-chars", kafka.Message{Value: text("bell\a and escape\x1b[31m red \u200b zero width\ufeff bom")}, ""},
+		{"koi8-r-by-meta", kafka.Message{Value: text("<html><meta charset=\"koi8-r\"><p>\xf3\xd4\xd2\xc1\xce\xc9\xc3\xc1 \xd7 koi8-r")}, ""},
+		{"utf16-lone-surrogate", kafka.Message{Value: text("\xff\xfeh\x00i\x00\x00\xd8")}, "dedupstream.InvalidCharset"},
+		{"json-latin1-unnamed", kafka.Message{Value: text("{\"id\": \"j\", \"body\": \"caf\xe9 cr\xe8me\"}")}, "dedupstream.InvalidUTF8"},
+		{"unknown-charset", kafka.Message{Value: text("caf\xe9"), Headers: []kafka.Header{{Key: "Content-Type", Value: text("text/html; charset=klingon")}}}, "dedupstream.InvalidUTF8"},
 	}
 }
 

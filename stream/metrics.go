@@ -21,7 +21,8 @@ type metrics struct {
 	// each input partition behind its high watermark at the last commit.
 	lookupCands prometheus.Histogram
 	similarity  prometheus.Histogram
-	lag         *prometheus.GaugeVec // by partition
+	lag         *prometheus.GaugeVec   // by partition
+	charset     *prometheus.CounterVec // by charset
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -67,6 +68,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "dedupstream_consumer_lag_records",
 			Help: "Records of each input partition not yet committed: the high watermark seen at the last commit minus the committed offset.",
 		}, []string{"partition"}),
+		charset: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "dedupstream_charset_decoded_total", Help: "Valid input records read in an encoding other than UTF-8, by its WHATWG name.",
+		}, []string{"charset"}),
 	}
 	// Known label values start at zero, so rate() and alerts see them before the first event.
 	for _, op := range []string{"write", "commit"} {
@@ -77,7 +81,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.records, m.deadLetter, m.dropped, m.replayed, m.candidates,
-			m.capped, m.stage, m.batchSize, m.retries, m.lookupCands, m.similarity, m.lag)
+			m.capped, m.stage, m.batchSize, m.retries, m.lookupCands, m.similarity, m.lag, m.charset)
 	}
 	return m
 }

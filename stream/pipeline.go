@@ -367,7 +367,7 @@ func (p *Pipeline) decideItems(ctx context.Context, b *batch) (decided, error) {
 			d.outs[i] = outcome{Decision: Decision{Verdict: Invalid}, err: it.err}
 			continue
 		}
-		d.outs[i] = outcome{Decision: d.Decisions[j]}
+		d.outs[i] = outcome{Decision: d.Decisions[j], charset: b.items[i].rec.Charset}
 		j++
 	}
 	if p.sharded != nil {

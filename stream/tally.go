@@ -45,13 +45,17 @@ func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
 	if it.keysCut {
 		p.m.capped.WithLabelValues("keys").Inc()
 	}
-	switch o.Verdict {
-	case Invalid:
+	if o.Verdict == Invalid {
 		c.Invalid++
 		p.m.deadLetter.WithLabelValues(o.err.Class).Inc()
 		p.log.Info("dead-lettered", zap.String("topic", it.msg.Topic), zap.Int("partition", it.msg.Partition),
 			zap.Int64("offset", it.msg.Offset), zap.String("class", o.err.Class), zap.String("reason", o.err.Msg))
 		return
+	}
+	if it.rec.Charset != "" {
+		p.m.charset.WithLabelValues(it.rec.Charset).Inc()
+	}
+	switch o.Verdict {
 	case Unique:
 		c.Unique++
 	case NearDuplicate:

@@ -146,9 +146,19 @@ func (a *app) serveAdmin(reg *prometheus.Registry) error {
 	return nil
 }
 
+// backupOff is what /debug/state/backup answers while admin.backup is off;
+// "dedupstream state backup --from" shows it to the operator.
+const backupOff = "state backup is off on this filter: start it with admin.backup: true (DEDUPSTREAM_ADMIN_BACKUP=true) to serve /debug/state/backup"
+
 // serveBackup streams a consistent backup of the running filter's state, for
 // "dedupstream state backup --from": Badger lets one process open a directory.
+// It hands out every stored page's id, URL and sketch, so it answers 403
+// unless admin.backup is set.
 func (a *app) serveBackup(w http.ResponseWriter, r *http.Request) {
+	if !a.cfg.Admin.Backup {
+		http.Error(w, backupOff, http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodGet {
 		http.Error(w, "GET only", http.StatusMethodNotAllowed)
 		return

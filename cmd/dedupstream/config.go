@@ -40,10 +40,16 @@ type Config struct {
 	Log         LogConfig   `yaml:"log"`
 }
 
-// AdminConfig is the HTTP admin port (/metrics, /livez, /readyz).
+// AdminConfig is the HTTP admin port (/metrics, /livez, /readyz, and
+// /debug/state/backup if Backup is set).
 type AdminConfig struct {
-	// Listen is host:port; empty disables the admin server.
+	// Listen is host:port; empty disables the admin server. Its default,
+	// defaultAdminListen, is set by newConfig before the file, environment
+	// and flags are read, so that an explicitly empty value stays empty.
 	Listen string `yaml:"listen"`
+	// Backup serves GET /debug/state/backup, a consistent backup of the
+	// whole state, to anyone who can reach Listen. Off by default.
+	Backup bool `yaml:"backup"`
 	// StateInterval is how often dedupstream_state_bytes and the consumer lag
 	// are sampled.
 	StateInterval time.Duration `yaml:"state_interval"`
@@ -55,6 +61,20 @@ type LogConfig struct {
 	Format string `yaml:"format"` // auto (console on a terminal, else json), json, console
 }
 
+// defaultAdminListen is admin.listen when nothing sets it.
+const defaultAdminListen = "127.0.0.1:9090"
+
+// newConfig is the configuration before the file, environment and flags are
+// read: empty but for the defaults of keys whose empty value means "off"
+// rather than "default" (admin.listen), which ensureDefaults cannot tell apart.
+func newConfig() Config {
+	var c Config
+	c.Admin.Listen = defaultAdminListen
+	return c
+}
+
+// ensureDefaults fills the keys left zero. It leaves admin.listen alone:
+// empty there disables the admin server (newConfig sets its default).
 func (c *Config) ensureDefaults() {
 	c.Config.EnsureDefaults()
 	c.Clean.EnsureDefaults()
@@ -65,9 +85,6 @@ func (c *Config) ensureDefaults() {
 	}
 	c.State.EnsureDefaults()
 	c.Index.EnsureDefaults()
-	if c.Admin.Listen == "" {
-		c.Admin.Listen = "127.0.0.1:9090"
-	}
 	if c.Admin.StateInterval == 0 {
 		c.Admin.StateInterval = 15 * time.Second
 	}
@@ -132,7 +149,7 @@ func (c *Config) validateRecord() error {
 // loadConfig reads path (if not empty), then applies DEDUPSTREAM_* environment
 // variables; flags are applied by the caller afterwards.
 func loadConfig(path string, environ []string) (Config, error) {
-	var c Config
+	c := newConfig()
 	if path != "" {
 		b, err := os.ReadFile(path)
 		if err != nil {

@@ -11,8 +11,10 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 )
 
+// defaults is the configuration with nothing set: what loadConfig starts
+// from, defaulted.
 func defaults() Config {
-	var c Config
+	c := newConfig()
 	c.ensureDefaults()
 	return c
 }

@@ -166,11 +166,14 @@ func setScalar(f reflect.Value, s string) error {
 	return nil
 }
 
+// setList sets a list from comma-separated items. An empty s gives an empty,
+// non-nil list: where nil means "the default" (clean.drop_tags), an
+// explicitly empty value means "none".
 func setList(f reflect.Value, s string) error {
 	if f.Type().Elem().Kind() != reflect.String {
 		return fmt.Errorf("cannot set a %s from text", f.Type())
 	}
-	var items []string
+	items := []string{}
 	for _, it := range strings.Split(s, ",") {
 		if it = strings.TrimSpace(it); it != "" {
 			items = append(items, it)

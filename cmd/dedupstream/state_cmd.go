@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -8,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/dedupstream/dedupstream/state"
@@ -80,33 +82,61 @@ func stateStats(dir string, w io.Writer) error {
 	})
 }
 
-func stateBackup(ctx context.Context, dir, from, out string, stdout io.Writer) (err error) {
-	w := stdout
-	if out != "" {
-		f, err := os.Create(out)
-		if err != nil {
-			return err
-		}
-		defer func() { err = errors.Join(err, f.Close()) }()
-		w = f
-	}
+// stateBackup writes a backup of the stopped state dir, or of the running
+// filter whose admin URL is from, to out (stdout if empty).
+func stateBackup(ctx context.Context, dir, from, out string, stdout io.Writer) error {
 	if from == "" {
-		return withStore(dir, func(s *state.Store) error { _, err := s.Backup(w); return err })
+		return withStore(dir, func(s *state.Store) error {
+			return writeOut(out, stdout, func(w io.Writer) error { _, err := s.Backup(w); return err })
+		})
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, from+"/debug/state/backup", nil)
+	body, err := fetchBackup(ctx, from)
 	if err != nil {
 		return err
 	}
+	defer body.Close()
+	return writeOut(out, stdout, func(w io.Writer) error {
+		if _, err := io.Copy(w, body); err != nil {
+			return fmt.Errorf("backup from %s: %w", from, err)
+		}
+		return nil
+	})
+}
+
+// fetchBackup asks the admin port at from for a backup. A refusal is an error
+// carrying the filter's own explanation (admin.backup off).
+func fetchBackup(ctx context.Context, from string) (io.ReadCloser, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(from, "/")+"/debug/state/backup", nil)
+	if err != nil {
+		return nil, fmt.Errorf("backup from %s: %w", from, err)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("backup from %s: %w", from, err)
+		return nil, fmt.Errorf("backup from %s: %w", from, err)
 	}
-	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("backup from %s: %s", from, resp.Status)
+		defer resp.Body.Close()
+		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
+		return nil, fmt.Errorf("backup from %s: %s: %s", from, resp.Status, bytes.TrimSpace(msg))
 	}
-	_, err = io.Copy(w, resp.Body)
-	return err
+	return resp.Body, nil
+}
+
+// writeOut calls write with the file out, created only now, or stdout if out
+// is empty. A failed write removes the file: a cut backup must not be
+// mistaken for one.
+func writeOut(out string, stdout io.Writer, write func(io.Writer) error) error {
+	if out == "" {
+		return write(stdout)
+	}
+	f, err := os.Create(out)
+	if err != nil {
+		return err
+	}
+	if err = errors.Join(write(f), f.Close()); err != nil {
+		return errors.Join(err, os.Remove(out))
+	}
+	return nil
 }
 
 func stateRestore(dir, in string) error {
