@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -179,10 +180,13 @@ func (f *Front) forget(a *asked) {
 }
 
 // probes builds the probe records of the routes not yet answered (all of
-// them before the first answer), or only of those missing when resend.
+// them before the first answer), or only of those missing when resend. They
+// go out in the global order (a batch holds several input partitions'
+// records, fetched side by side), so that a shard stores the earlier of two
+// near-copies in one batch first and the later one finds it.
 func (a *asked) probes(missing func(w *waiting, r int) bool) []kafka.Message {
 	var msgs []kafka.Message
-	for _, w := range a.waits {
+	for _, w := range a.inOrder() {
 		for r, rt := range w.routes {
 			if missing != nil && !missing(w, r) {
 				continue
@@ -193,6 +197,21 @@ func (a *asked) probes(missing func(w *waiting, r int) bool) []kafka.Message {
 		}
 	}
 	return msgs
+}
+
+// inOrder returns the batch's documents sorted by the global order.
+func (a *asked) inOrder() []*waiting {
+	ws := slices.Clone(a.waits)
+	slices.SortStableFunc(ws, func(x, y *waiting) int {
+		if stream.Before(x.doc, y.doc) {
+			return -1
+		}
+		if stream.Before(y.doc, x.doc) {
+			return 1
+		}
+		return 0
+	})
+	return ws
 }
 
 // send writes records to the probe topic and waits for the acknowledgement,
