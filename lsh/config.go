@@ -76,7 +76,21 @@ type SimHashParams struct {
 	Blocks   int  `yaml:"blocks"`   // fingerprint blocks for the tables; 0 → the fewest with ≥ 16-bit keys (8 at distance 6)
 	Words    bool `yaml:"words"`    // features are words, not shingles (pair with idf: by tf alone the commonest words set most bits)
 	IDF      bool `yaml:"idf"`      // weight words by idf (implies words; needs a Vocabulary)
+	// TF is how a feature's occurrences in one document weigh: "set" (once,
+	// however often it occurs), "log" (1 + ln tf, at most 4) or "count" (tf:
+	// the weighting before issue 12, under which one shingle repeated a few
+	// hundred times — a quoted-printable "=3D=3D…" run — decides every bit;
+	// kept only to open a state written with it). "" → "set". See
+	// simHashMethod.
+	TF string `yaml:"tf"`
 }
+
+// Weightings of simhash features, the values of SimHashParams.TF.
+const (
+	SimHashTFSet   = "set"
+	SimHashTFLog   = "log"
+	SimHashTFCount = "count"
+)
 
 // IMatchParams configures the imatch method.
 type IMatchParams struct {
@@ -166,6 +180,9 @@ func (s *SimHashParams) ensureDefaults() {
 	}
 	if s.IDF {
 		s.Words = true
+	}
+	if s.TF == "" {
+		s.TF = SimHashTFSet
 	}
 }
 
@@ -278,6 +295,8 @@ func (c Config) Validate() error {
 
 func (s SimHashParams) validate() error {
 	switch {
+	case s.TF != SimHashTFSet && s.TF != SimHashTFLog && s.TF != SimHashTFCount:
+		return fmt.Errorf("sketch.simhash.tf: must be %q, %q or %q, got %q", SimHashTFSet, SimHashTFLog, SimHashTFCount, s.TF)
 	case s.Distance < 0 || s.Distance > 63:
 		return fmt.Errorf("sketch.simhash.distance: must be in [0, 63], got %d", s.Distance)
 	case s.Blocks <= s.Distance || s.Blocks > 64:

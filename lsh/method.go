@@ -96,6 +96,7 @@ type Scratch struct {
 	hashes   []uint64
 	sig      Signature
 	weights  []float64
+	terms    termCounts // distinct simhash features and their counts
 }
 
 // KeysCut returns how many index keys the last Sketch with this Scratch left

@@ -64,6 +64,8 @@ func allMethods(tb testing.TB, v *Vocabulary) []Method {
 		ms = append(ms, testMethod(tb, name, Config{}, v))
 	}
 	return append(ms, testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, v),
+		testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFLog}}, v),
+		testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFCount}}, v),
 		testMethod(tb, MethodMinHash, Config{Verify: VerifyConfig{Method: MethodFull}}, v),
 		testMethod(tb, MethodSimHash, Config{Verify: VerifyConfig{Method: MethodBottomK}}, v))
 }
@@ -85,9 +87,11 @@ func TestMethodVersions(t *testing.T) {
 	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-w4")
 	f(MethodFull, Config{}, "full-w5-k1024")
 	f(MethodSuperShingle, Config{}, "supershingle6x14-w5")
-	f(MethodSimHash, Config{}, "simhash64-k6b8-w5")
-	f(MethodSimHash, Config{SimHash: SimHashParams{Distance: 5, Blocks: 8, Words: true}}, "simhash64-k5b8-w1")
-	f(MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, "simhash64-k6b8-w1-idf"+hex8(v.Digest()))
+	f(MethodSimHash, Config{}, "simhash64-k6b8-w5-tfset")
+	f(MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFLog}}, "simhash64-k6b8-w5-tflog")
+	f(MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFCount}}, "simhash64-k6b8-w5") // before issue 12
+	f(MethodSimHash, Config{SimHash: SimHashParams{Distance: 5, Blocks: 8, Words: true}}, "simhash64-k5b8-w1-tfset")
+	f(MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, "simhash64-k6b8-w1-idf"+hex8(v.Digest())+"-tfset")
 	f(MethodIMatch, Config{}, "imatch-idf0.2-0.8-m3-v"+hex8(v.Digest()))
 	f(MethodIMatch, Config{IMatch: IMatchParams{Select: "cf", Low: 10, High: 500}}, "imatch-cf10-500-m3-v"+hex8(v.Digest()))
 }
@@ -217,6 +221,7 @@ func TestConfigValidate(t *testing.T) {
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 64}}, "sketch.simhash.distance")
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 5, Blocks: 5}}, "sketch.simhash.blocks")
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 10, Blocks: 20}}, "sketch.simhash.blocks")
+	f(Config{Method: MethodSimHash, SimHash: SimHashParams{TF: "tfidf"}}, "sketch.simhash.tf")
 	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Select: "tf"}}, "sketch.imatch.select")
 	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Low: 0.9, High: 0.1}}, "sketch.imatch.low")
 	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Select: "cf"}}, "sketch.imatch.high")

@@ -74,6 +74,11 @@ type Options struct {
 	Russian    float64 // fraction of originals written in Russian; default 0.2
 	Paragraphs [2]int  // min and max paragraphs of an original; default (both zero) 4..10
 	Kinds      []Kind  // kinds of near-copy, drawn uniformly; default (nil) DefaultKinds
+	// Runs is the fraction of pages from Next whose main text ends in a long
+	// run of one repeated token, as mail and crawled pages often do (see
+	// run); default 0, none. Each page draws its own, copies too, from a
+	// stream of its own, so Runs changes nothing else of a seed's pages.
+	Runs float64
 }
 
 // WithDefaults returns o with zero fields set to their defaults and negative rates to 0.
@@ -90,6 +95,7 @@ func (o Options) WithDefaults() Options {
 	o.CopyRate = rate(o.CopyRate, 0.3)
 	o.EditRate = rate(o.EditRate, 0.03)
 	o.Russian = rate(o.Russian, 0.2)
+	o.Runs = max(0, o.Runs)
 	if o.Paragraphs == [2]int{} {
 		o.Paragraphs = [2]int{4, 10}
 	}
@@ -105,7 +111,7 @@ func (o Options) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"CopyRate", o.CopyRate}, {"EditRate", o.EditRate}, {"Russian", o.Russian}} {
+	}{{"CopyRate", o.CopyRate}, {"EditRate", o.EditRate}, {"Russian", o.Russian}, {"Runs", o.Runs}} {
 		if !(f.v <= 1) {
 			return fmt.Errorf("gen: %s %v is not in [0, 1]", f.name, f.v)
 		}
@@ -228,6 +234,7 @@ func (g *Generator) Next() Page {
 	orig := g.origins[g.rng.IntN(len(g.origins))]
 	kind := g.o.Kinds[g.rng.IntN(len(g.o.Kinds))]
 	p, a, si := g.original(orig)
+	a.run = g.run(num)
 	return g.derive(g.pageRand(num), p, a, si, kind, pageID(num), g.slug(a, num))
 }
 
@@ -237,6 +244,7 @@ func pageID(num int) string { return "p" + strconv.Itoa(num) }
 func (g *Generator) original(num int) (Page, *article, int) {
 	r := g.pageRand(num)
 	a := g.newArticle(r)
+	a.run = g.run(num)
 	si := r.IntN(len(g.sites))
 	id := pageID(num)
 	p := Page{ID: id, Origin: id, Kind: Original, URL: g.url(si, a, g.slug(a, num))}

@@ -89,5 +89,6 @@ func plainText(a *article) string {
 		sb.WriteString(p)
 	}
 	sb.WriteByte('\n')
+	a.run.writeText(&sb)
 	return sb.String()
 }
