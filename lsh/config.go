@@ -17,7 +17,7 @@ import (
 //	minhash       shingling, num_perm, bands, rows, seed, threshold
 //	oph           shingling, num_perm (bins), bands, rows, seed, threshold
 //	bottomk       shingling, num_perm (k), bottomk.keys, seed, threshold
-//	modm          shingling, modm.m, seed, threshold
+//	modm          shingling, modm.m, modm.min, seed, threshold
 //	full          shingling, full.max_keys, threshold
 //	supershingle  shingling, bands (super-shingles, 6), rows (minima each, 14), seed
 //	simhash       shingling, simhash.*, seed
@@ -60,6 +60,11 @@ type BottomKParams struct {
 // ModMParams configures the modm method.
 type ModMParams struct {
 	M int `yaml:"m"` // keep fingerprints ≡ 0 (mod M); 0 → 25
+	// Min is the floor of the sample: a page with fewer than Min
+	// fingerprints ≡ 0 (mod M) keeps its Min smallest as well, and a
+	// containment is estimated only from at least Min/4 sampled
+	// fingerprints of the contained page (see ModM); 0 → 64.
+	Min int `yaml:"min"`
 }
 
 // FullParams configures the full method.
@@ -114,6 +119,7 @@ const (
 	DefaultMethod           = MethodMinHash
 	DefaultContainment      = 0.9
 	DefaultModM             = 25
+	DefaultModMMin          = 64
 	DefaultFullKeys         = 1024
 	DefaultSimDistance      = 6
 	DefaultIMatchLow        = 0.2
@@ -156,6 +162,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.ModM.M == 0 {
 		c.ModM.M = DefaultModM
+	}
+	if c.ModM.Min == 0 {
+		c.ModM.Min = DefaultModMMin
 	}
 	if c.Full.MaxKeys == 0 {
 		c.Full.MaxKeys = DefaultFullKeys
@@ -272,6 +281,9 @@ func (c Config) Validate() error {
 	case MethodModM:
 		if c.ModM.M < 1 {
 			return fmt.Errorf("sketch.modm.m: must be >= 1, got %d", c.ModM.M)
+		}
+		if c.ModM.Min < 1 || c.ModM.Min > MaxNumPerm {
+			return fmt.Errorf("sketch.modm.min: must be in [1, %d], got %d", MaxNumPerm, c.ModM.Min)
 		}
 	case MethodFull:
 		if c.Full.MaxKeys < 1 {

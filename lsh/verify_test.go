@@ -56,7 +56,7 @@ func TestVerifyVersion(t *testing.T) {
 		"minhash128-b16r8-w5+verify-bottomk256-l1-w5")
 	f(Config{Method: MethodOPH, Verify: VerifyConfig{Method: MethodMinHash, NumPerm: 256, Threshold: 0.95}},
 		"oph128-b16r8-w5+verify-minhash256-b1r256-w5")
-	f(Config{Method: MethodSimHash, Params: Params{Seed: 7}, Verify: VerifyConfig{Method: MethodModM}}, "simhash64-k6b8-w5-tfset-s7+verify-modm25-w5-s7")
+	f(Config{Method: MethodSimHash, Params: Params{Seed: 7}, Verify: VerifyConfig{Method: MethodModM}}, "simhash64-k6b8-w5-tfset-s7+verify-modm25-n64-w5-s7")
 }
 
 func TestVerifyConfigValidate(t *testing.T) {

@@ -77,3 +77,38 @@ func TestCompareRepeatedRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareModMShortPage is issue 12's golden case for mod-m through `dedupstream
+// compare`: a short page (66 shingles: 41 words of bees.txt and a 28-word list footer)
+// shares only the footer with a long page (about 1,400 shingles). The short page's
+// mod-25 sample holds a few values at most, too few to estimate its containment, which
+// compare shows as "few"; the pair is not near.
+func TestCompareModMShortPage(t *testing.T) {
+	const footer = "This message was sent to the members of the valley gardening circle. " +
+		"To leave the list or change how often you hear from us, reply with the word stop."
+	text, err := os.ReadFile("../../testdata/runs/bees.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var long []string
+	for i := range 1400 {
+		long = append(long, "w"+strconv.Itoa((i*7919)%100003))
+	}
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "short.txt"), filepath.Join(dir, "long.txt")
+	short := strings.Join(strings.Fields(string(text))[:41], " ") + " " + footer
+	if err := os.WriteFile(a, []byte(short), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(strings.Join(long, " ")+" "+footer), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if err := cmdCompare([]string{a, b}, &out, &errb); err != nil {
+		t.Fatalf("compare: %v %s", err, errb.String())
+	}
+	s := out.String()
+	if !strings.Contains(s, "shingles w5: A 66,") || !regexp.MustCompile(`\nmodm +modm25-n64-w5 +0\.0\d\d +few +0\.0\d\d +- +no\n`).MatchString(s) {
+		t.Errorf("short page with a shared footer against a long page:\n%s", s)
+	}
+}

@@ -99,7 +99,7 @@ func TestCompareStored(t *testing.T) {
 		t.Fatalf("compare: %v %s", err, errb.String())
 	}
 	s := out.String()
-	if !strings.Contains(s, "seq 1, id doc-long") || !regexp.MustCompile(`modm \* +modm25-w5 +0\.\d+ +1\.000 +0\.\d+ +- +no\n`).MatchString(s) {
+	if !strings.Contains(s, "seq 1, id doc-long") || !regexp.MustCompile(`modm \* +modm25-n64-w5 +0\.\d+ +1\.000 +0\.\d+ +- +no\n`).MatchString(s) {
 		t.Errorf("compare with a stored document:\n%s", s)
 	}
 	out.Reset()

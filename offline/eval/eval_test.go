@@ -259,3 +259,27 @@ func TestVerifiedAgainstOracle(t *testing.T) {
 		t.Error("minhash verified no false pair at any threshold: the corpus does not test the verifier")
 	}
 }
+
+// TestContainAgainstOracle: full compares exact sets and keys every shingle, so its
+// contained verdicts are exactly the pairs whose later page is at least c inside the
+// earlier one and not near — recall 1, and every pair it calls contained truly is — while
+// minhash, which estimates no containment, calls none contained.
+func TestContainAgainstOracle(t *testing.T) {
+	docs := CleanPages(generate(400, gen.Options{Seed: 3, EditRate: 0.01, Kinds: gen.AllKinds()}))
+	truth, err := Natural(docs, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Run(docs, truth, Options{Methods: []string{"full", "minhash"}, Thresholds: []float64{0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, mh := rows[0].Contain, rows[1].Contain
+	t.Logf("full %+v; minhash %+v", full, mh)
+	if full.Truth < 20 || full.Found != full.Truth || full.Reported == 0 || full.Good != full.Reported {
+		t.Errorf("full: %+v; want every one of ≥ 20 true pairs found and every contained verdict true", full)
+	}
+	if mh.Reported != 0 || mh.Truth != full.Truth || mh.Found >= full.Found {
+		t.Errorf("minhash: %+v; want no contained verdict, and fewer pairs found than full's %d", mh, full.Found)
+	}
+}
