@@ -119,7 +119,7 @@ func (s *ModM) Estimate(a, b []uint64) Estimate {
 
 // estimate is Estimate on two encoded samples.
 func (s *ModM) estimate(a, b []byte) Estimate {
-	o, exact := s.overlap(a, b)
+	o, exact := s.sampleOverlap(a, b)
 	e := o.estimate()
 	if !exact && o.SizeA < s.MinSample() {
 		e.AinB = math.NaN()
@@ -130,10 +130,16 @@ func (s *ModM) estimate(a, b []byte) Estimate {
 	return e
 }
 
-// overlap returns the counts the estimates of two encoded samples are made
-// of — |U ∩ S_A ∩ S_B|, |U ∩ S_A| and |U ∩ S_B| — and whether they are
-// exact (both sketches whole pages).
-func (s *ModM) overlap(a, b []byte) (o Overlap, exact bool) {
+// Overlap returns the counts the estimates of two samples (ascending, as
+// Sketch returns them) are made of — |U ∩ S_A ∩ S_B|, |U ∩ S_A| and
+// |U ∩ S_B| (see ModM) — and whether they are exact (both samples whole
+// pages): the sample sizes that bound the estimates' errors.
+func (s *ModM) Overlap(a, b []uint64) (o Overlap, exact bool) {
+	return s.sampleOverlap(appendSet(nil, a), appendSet(nil, b))
+}
+
+// sampleOverlap is Overlap on two encoded samples.
+func (s *ModM) sampleOverlap(a, b []byte) (o Overlap, exact bool) {
 	ta, wa := s.sampleLimit(a)
 	tb, wb := s.sampleLimit(b)
 	tau := min(ta, tb)

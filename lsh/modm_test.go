@@ -97,7 +97,7 @@ func TestModMFloorEstimator(t *testing.T) {
 			mm := NewModM(m, n, uint64(trial)+1)
 			xa, xb := mm.Sketch(nil, a), mm.Sketch(nil, b)
 			e := mm.Estimate(xa, xb)
-			u, _ := mm.overlap(appendSet(nil, xa), appendSet(nil, xb))
+			u, _ := mm.Overlap(xa, xb)
 			sr.add(e.Resemblance, binomialSE(sr.truth, u.SizeA+u.SizeB-u.Inter))
 			for _, c := range []struct {
 				est  float64
