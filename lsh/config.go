@@ -14,8 +14,8 @@ import (
 //
 // Which fields each method reads:
 //
-//	minhash       shingling, num_perm, bands, rows, seed, threshold
-//	oph           shingling, num_perm (bins), bands, rows, seed, threshold
+//	minhash       shingling, num_perm, bands, rows, seed, threshold, contain
+//	oph           shingling, num_perm (bins), bands, rows, seed, threshold, contain
 //	bottomk       shingling, num_perm (k), bottomk.keys, seed, threshold
 //	modm          shingling, modm.m, modm.min, seed, threshold
 //	full          shingling, full.max_keys, threshold
@@ -38,6 +38,12 @@ type Config struct {
 	// methods whose Compare estimates containment (bottomk, modm, full);
 	// 0 → 0.9. Like Threshold it changes verdicts, not sketches.
 	Containment float64 `yaml:"containment"`
+	// Contain gives minhash and oph the contained verdict: each page also
+	// stores a floored mod-m sample of its shingles (m = 25, min = 128)
+	// whose keys join the method's, and Compare estimates containment from
+	// it (see containMethod). Off by default: it adds bytes and keys per
+	// page. The other set methods estimate containment themselves.
+	Contain bool `yaml:"contain"`
 
 	BottomK BottomKParams `yaml:"bottomk"`
 	ModM    ModMParams    `yaml:"modm"`
@@ -273,17 +279,18 @@ func (c Config) Validate() error {
 			return fmt.Errorf("sketch.verify: %w", err)
 		}
 	}
+	if c.Contain && c.Method != MethodMinHash && c.Method != MethodOPH {
+		return fmt.Errorf("sketch.contain: only with minhash or oph, got %s (bottomk, modm and full estimate containment themselves)", c.Method)
+	}
+	if c.Method == MethodModM {
+		if err := c.ModM.validate(); err != nil {
+			return err
+		}
+	}
 	switch c.Method {
 	case MethodBottomK:
 		if c.BottomK.Keys < 1 || c.BottomK.Keys > c.Params.NumPerm {
 			return fmt.Errorf("sketch.bottomk.keys: must be in [1, num_perm %d], got %d", c.Params.NumPerm, c.BottomK.Keys)
-		}
-	case MethodModM:
-		if c.ModM.M < 1 {
-			return fmt.Errorf("sketch.modm.m: must be >= 1, got %d", c.ModM.M)
-		}
-		if c.ModM.Min < 1 || c.ModM.Min > MaxNumPerm {
-			return fmt.Errorf("sketch.modm.min: must be in [1, %d], got %d", MaxNumPerm, c.ModM.Min)
 		}
 	case MethodFull:
 		if c.Full.MaxKeys < 1 {
@@ -301,6 +308,16 @@ func (c Config) Validate() error {
 		return c.SimHash.validate()
 	case MethodIMatch:
 		return c.IMatch.validate()
+	}
+	return nil
+}
+
+func (p ModMParams) validate() error {
+	if p.M < 1 {
+		return fmt.Errorf("sketch.modm.m: must be >= 1, got %d", p.M)
+	}
+	if p.Min < 1 || p.Min > MaxNumPerm {
+		return fmt.Errorf("sketch.modm.min: must be in [1, %d], got %d", MaxNumPerm, p.Min)
 	}
 	return nil
 }
@@ -358,8 +375,14 @@ func newMethod(c Config, vocab *Vocabulary) (Method, error) {
 	sh := c.Shingling()
 	switch c.Method {
 	case MethodMinHash:
+		if c.Contain {
+			return newContainMethod(newMinHashMethod(c.Params, sh), c), nil
+		}
 		return newMinHashMethod(c.Params, sh), nil
 	case MethodOPH:
+		if c.Contain {
+			return newContainMethod(newOPHMethod(c.Params, sh), c), nil
+		}
 		return newOPHMethod(c.Params, sh), nil
 	case MethodBottomK:
 		return newBottomKMethod(c, sh), nil

@@ -67,6 +67,8 @@ func allMethods(tb testing.TB, v *Vocabulary) []Method {
 		testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFLog}}, v),
 		testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFCount}}, v),
 		testMethod(tb, MethodMinHash, Config{Verify: VerifyConfig{Method: MethodFull}}, v),
+		testMethod(tb, MethodMinHash, Config{Contain: true}, v),
+		testMethod(tb, MethodOPH, Config{Contain: true, Verify: VerifyConfig{Method: MethodFull}}, v),
 		testMethod(tb, MethodSimHash, Config{Verify: VerifyConfig{Method: MethodBottomK}}, v))
 }
 
@@ -82,6 +84,8 @@ func TestMethodVersions(t *testing.T) {
 	f(MethodMinHash, Config{Params: Params{Shingle: 3, NumPerm: 64, Seed: 7}}, "minhash64-b10r6-w3-s7")
 	f(MethodMinHash, Config{ShingleOffset: 2, CharNgrams: true}, "minhash128-b16r8-c5o2")
 	f(MethodOPH, Config{}, "oph128-b16r8-w5")
+	f(MethodMinHash, Config{Contain: true}, "minhash128-b16r8-w5+contain-modm25-n128-l4")
+	f(MethodOPH, Config{Contain: true, Params: Params{Seed: 3}}, "oph128-b16r8-w5-s3+contain-modm25-n128-l4")
 	f(MethodBottomK, Config{}, "bottomk128-l3-w5")
 	f(MethodBottomK, Config{Params: Params{Threshold: 0.5}}, "bottomk128-l7-w5")
 	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-n64-w4")
@@ -219,6 +223,9 @@ func TestConfigValidate(t *testing.T) {
 	f(Config{Method: MethodBottomK, BottomK: BottomKParams{Keys: 500}}, "sketch.bottomk.keys")
 	f(Config{Method: MethodModM, ModM: ModMParams{M: -3}}, "sketch.modm.m")
 	f(Config{Method: MethodModM, ModM: ModMParams{Min: -1}}, "sketch.modm.min")
+	f(Config{Method: MethodBottomK, Contain: true}, "sketch.contain")
+	f(Config{Method: MethodSimHash, Contain: true}, "sketch.contain")
+	f(Config{Method: MethodOPH, Contain: true, ModM: ModMParams{Min: -1}}, "") // the sample's parameters are fixed
 	f(Config{Method: MethodSuperShingle, Params: Params{Bands: 6, Rows: 14, NumPerm: 128}}, "sketch.bands")
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 64}}, "sketch.simhash.distance")
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 5, Blocks: 5}}, "sketch.simhash.blocks")

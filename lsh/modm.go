@@ -48,7 +48,7 @@ import (
 //
 // Containment of a small page in a large one rests on few values: the small
 // page's mod-m sample, or its values below the large page's τ. An estimate
-// of A in B from fewer than MinSample(n) = max(1, n/4) values of U ∩ S_A is
+// of A in B from fewer than MinSample = n/4 (at most 16) values of U ∩ S_A is
 // not made: Estimate reports it as NaN, which is below every containment
 // threshold, so such a page is never "contained" (unless both sketches are
 // whole pages, when the counts are exact).
@@ -70,8 +70,8 @@ func NewModM(m, n int, seed uint64) *ModM {
 }
 
 // MinSample returns the fewest values of a page's sample that ModM estimates
-// its containment from: max(1, n/4).
-func (s *ModM) MinSample() int { return max(1, s.n/4) }
+// its containment from: n/4, at least 1 and at most 16.
+func (s *ModM) MinSample() int { return max(1, min(16, s.n/4)) }
 
 // Sketch appends the distinct sampled hashes of the shingles to dst,
 // ascending, and returns the extended slice.
@@ -176,16 +176,25 @@ func (s *ModM) sampleOverlap(a, b []byte) (o Overlap, exact bool) {
 // a key with probability at least 1−(1−J)^MinSample.
 type modmMethod struct {
 	s         *ModM
+	m         int
+	smallest  int // a short page's smallest values that are keys too
 	threshold float64
 	sh        Shingling
 	version   string
 }
 
 func newModMMethod(c Config, sh Shingling) *modmMethod {
-	v := strconv.AppendInt([]byte(MethodModM), int64(c.ModM.M), 10)
-	v = strconv.AppendInt(append(v, "-n"...), int64(c.ModM.Min), 10)
-	v = appendSeed(sh.appendVersion(append(v, '-')), c.Params.Seed)
-	return &modmMethod{s: NewModM(c.ModM.M, c.ModM.Min, c.Params.Seed), threshold: c.Params.Threshold, sh: sh, version: string(v)}
+	m := &modmMethod{s: NewModM(c.ModM.M, c.ModM.Min, c.Params.Seed), m: c.ModM.M, threshold: c.Params.Threshold, sh: sh}
+	m.smallest = m.s.MinSample()
+	v := m.appendParams([]byte(MethodModM))
+	m.version = string(appendSeed(sh.appendVersion(append(v, '-')), c.Params.Seed))
+	return m
+}
+
+// appendParams appends "<m>-n<min>".
+func (m *modmMethod) appendParams(v []byte) []byte {
+	v = strconv.AppendInt(v, int64(m.m), 10)
+	return strconv.AppendInt(append(v, "-n"...), int64(m.s.n), 10)
 }
 
 func (m *modmMethod) Name() string    { return MethodModM }
@@ -205,7 +214,7 @@ func (m *modmMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) (
 }
 
 // appendKeys appends the keys of a sample: its values ≡ 0 (mod m) and, if
-// it is short, its MinSample smallest.
+// it is short, its m.smallest smallest.
 func (m *modmMethod) appendKeys(keys, set []uint64) []uint64 {
 	mod := 0
 	for _, h := range set {
@@ -215,7 +224,7 @@ func (m *modmMethod) appendKeys(keys, set []uint64) []uint64 {
 	}
 	short := mod < m.s.n
 	for i, h := range set {
-		if m.s.div.divides(h) || short && i < m.s.MinSample() {
+		if m.s.div.divides(h) || short && i < m.smallest {
 			keys = append(keys, h)
 		}
 	}

@@ -41,6 +41,7 @@ type benchOptions struct {
 	method      string // sketch.method of the filter run
 	verify      string // sketch.verify.method of the filter run
 	verifyPerm  int    // sketch.verify.num_perm
+	contain     bool   // sketch.contain
 }
 
 // cmdBench measures the filter end to end: it produces documents to a broker
@@ -155,6 +156,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.method, "method", "", "sketch.method of the filter run: minhash, oph, bottomk, modm, full, supershingle, simhash (default minhash; imatch needs a vocabulary)")
 	fs.StringVar(&o.verify, "verify", "", "sketch.verify.method of the filter run: none, full, bottomk, modm, minhash, oph (default none)")
 	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
+	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
 	if err := parse(fs, args); err != nil {
 		return o, err
@@ -203,6 +205,7 @@ func benchConfig(addr string, o benchOptions, output, group string) Config {
 	cfg.Batch.Size = o.batch
 	cfg.Sketch.Method = o.method
 	cfg.Sketch.Verify.Method, cfg.Sketch.Verify.NumPerm = o.verify, o.verifyPerm
+	cfg.Sketch.Contain = o.contain
 	cfg.ensureDefaults()
 	cfg.Admin.Listen = ""
 	return cfg
@@ -337,8 +340,8 @@ func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
 		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
 	}
 	c := run.counts
-	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, invalid %d; state %d docs, %.1f MB on disk\n",
-		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
+	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, contained %d, invalid %d; state %d docs, %.1f MB on disk\n",
+		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Contained, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
 }
 
 // printBenchSummary prints one line of key=value pairs for scripts

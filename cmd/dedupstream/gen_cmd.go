@@ -88,7 +88,7 @@ func parseGen(args []string, stderr io.Writer) (genOptions, error) {
 	fs.StringVar(&o.pairs, "pairs", "", "TSV of every (copy, origin) pair with its exact resemblance and containments")
 	fs.StringVar(&o.brokers, "brokers", "localhost:9092", "comma-separated Kafka brokers (with --topic)")
 	fs.StringVar(&o.topic, "topic", "", "Kafka topic to produce the pages to as JSON records")
-	fs.StringVar(&o.kinds, "kinds", "", "near-copy kinds to make, comma-separated, or all (default: mirror,edited,truncated,exact,reordered; also quoted, noisy, plaintext)")
+	fs.StringVar(&o.kinds, "kinds", "", "near-copy kinds to make, comma-separated, or all (default: mirror,edited,truncated,exact,reordered; also quoted, noisy, plaintext, excerpt)")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}

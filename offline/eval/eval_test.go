@@ -91,6 +91,11 @@ func checkKind(t *testing.T, s CopyPair) {
 		if s.AinB() != 1 {
 			t.Errorf("%s is truncated but only %.4f of it is in its origin", s.Copy, s.AinB())
 		}
+	case gen.Excerpt: // a third of the origin's paragraphs under its title
+		if s.AinB() < 0.9 || s.Resemblance() > 0.6 || s.SizeA > s.SizeB*2/3 {
+			t.Errorf("%s excerpts %s: copy in origin %.4f (want ≥ 0.9), resemblance %.4f, sizes %d and %d",
+				s.Copy, s.Origin, s.AinB(), s.Resemblance(), s.SizeA, s.SizeB)
+		}
 	}
 }
 

@@ -29,15 +29,17 @@ func WriteMarkdown(w io.Writer, rows []Row) error {
 }
 
 // writeContain writes the contained verdict's table: of the pairs whose later document
-// is at least c inside the earlier one (exact), how many the run put together (near or
-// contained), and how many of the pairs it called contained are at least c − 0.1 inside.
+// is at least c + 0.05 inside the earlier one (exact), how many the run put together
+// (near or contained), and how many of the pairs it called contained are at least
+// c − 0.05 inside (see ContainScores).
 func writeContain(w io.Writer, rows []Row) {
 	if len(rows) == 0 {
 		return
 	}
 	c := rows[0].Contain.Containment
 	fmt.Fprintf(w, "\ncontained: later page inside an earlier one at exact containment C (sketch.containment c = %.2f)\n\n", c)
-	fmt.Fprintln(w, "| method | sketch | threshold | pairs C≥c | found (near or contained) | recall | contained verdicts | of them C≥c−0.1 | precision |")
+	fmt.Fprintf(w, "| method | sketch | threshold | pairs C≥%.2f | found (near or contained) | recall | contained verdicts | of them C≥%.2f | precision |\n",
+		c+containMargin, c-containMargin)
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
 		k := r.Contain

@@ -21,6 +21,7 @@ const (
 	Quoted                    // the whole original quoted inside a larger new article
 	Noisy                     // case and punctuation changed, the words kept
 	Plaintext                 // the article as plain text, not HTML
+	Excerpt                   // about a third of the original's paragraphs, after it: a small page inside a larger earlier one
 )
 
 // DefaultKinds are the kinds of near-copy Next and Wrap make unless Options.Kinds
@@ -29,7 +30,7 @@ const (
 func DefaultKinds() []Kind { return []Kind{Mirror, Edited, Truncated, Exact, Reordered} }
 
 // AllKinds are every kind of near-copy.
-func AllKinds() []Kind { return append(DefaultKinds(), Quoted, Noisy, Plaintext) }
+func AllKinds() []Kind { return append(DefaultKinds(), Quoted, Noisy, Plaintext, Excerpt) }
 
 // String returns the lower-case name of k ("original", "mirror", ...).
 func (k Kind) String() string {
@@ -52,6 +53,8 @@ func (k Kind) String() string {
 		return "noisy"
 	case Plaintext:
 		return "plaintext"
+	case Excerpt:
+		return "excerpt"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -123,7 +126,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("gen: Kinds is empty")
 	}
 	for _, k := range o.Kinds {
-		if k < Mirror || k > Plaintext {
+		if k < Mirror || k > Excerpt {
 			return fmt.Errorf("gen: Kinds: %s is not a kind of near-copy", k)
 		}
 	}
@@ -149,7 +152,7 @@ func ParseKinds(s string) ([]Kind, error) {
 
 // ParseKind returns the Kind whose String is s.
 func ParseKind(s string) (Kind, bool) {
-	for k := Original; k <= Plaintext; k++ {
+	for k := Original; k <= Excerpt; k++ {
 		if k.String() == s {
 			return k, true
 		}
