@@ -52,28 +52,34 @@ func (b *BottomK) K() int { return b.k }
 
 // Sketch appends to dst the min(k, distinct) smallest hashes of the
 // shingles, ascending, and returns the extended slice.
+func (b *BottomK) Sketch(dst []uint64, shingles []uint64) []uint64 {
+	return appendSmallest(dst, shingles, b.key, b.k)
+}
+
+// appendSmallest appends to dst the min(k, distinct) smallest of the hashes
+// mix64(x ⊕ key) of the shingles, ascending, and returns the extended slice.
 //
 // It keeps only hashes below a cut expected to pass about 2k of them,
 // then sorts those; if repeats leave fewer than k distinct values it
 // widens the cut fourfold and tries again.
-func (b *BottomK) Sketch(dst []uint64, shingles []uint64) []uint64 {
+func appendSmallest(dst []uint64, shingles []uint64, key uint64, k int) []uint64 {
 	n, base := len(shingles), len(dst)
 	cut := uint64(math.MaxUint64)
-	if n > 2*b.k {
-		cut = math.MaxUint64 / uint64(n) * uint64(2*b.k)
+	if n > 2*k {
+		cut = math.MaxUint64 / uint64(n) * uint64(2*k)
 	}
 	for {
 		dst = dst[:base]
 		for _, x := range shingles {
-			if h := mix64(x ^ b.key); h <= cut {
+			if h := mix64(x ^ key); h <= cut {
 				dst = append(dst, h)
 			}
 		}
 		got := dst[base:]
 		slices.Sort(got)
 		got = slices.Compact(got)
-		if len(got) >= b.k || cut == math.MaxUint64 {
-			return dst[:base+min(len(got), b.k)]
+		if len(got) >= k || cut == math.MaxUint64 {
+			return dst[:base+min(len(got), k)]
 		}
 		if cut > math.MaxUint64/4 {
 			cut = math.MaxUint64

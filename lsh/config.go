@@ -14,10 +14,10 @@ import (
 //
 // Which fields each method reads:
 //
-//	minhash       shingling, num_perm, bands, rows, seed, threshold
-//	oph           shingling, num_perm (bins), bands, rows, seed, threshold
+//	minhash       shingling, num_perm, bands, rows, seed, threshold, contain
+//	oph           shingling, num_perm (bins), bands, rows, seed, threshold, contain
 //	bottomk       shingling, num_perm (k), bottomk.keys, seed, threshold
-//	modm          shingling, modm.m, seed, threshold
+//	modm          shingling, modm.m, modm.min, seed, threshold
 //	full          shingling, full.max_keys, threshold
 //	supershingle  shingling, bands (super-shingles, 6), rows (minima each, 14), seed
 //	simhash       shingling, simhash.*, seed
@@ -40,6 +40,12 @@ type Config struct {
 	// the key left out: nil → 0.9. Read it with ContainmentThreshold. Like
 	// Threshold it changes verdicts, not sketches.
 	Containment *float64 `yaml:"containment"`
+	// Contain gives minhash and oph the contained verdict: each page also
+	// stores a floored mod-m sample of its shingles (m = 25, min = 128)
+	// whose keys join the method's, and Compare estimates containment from
+	// it (see containMethod). Off by default: it adds bytes and keys per
+	// page. The other set methods estimate containment themselves.
+	Contain bool `yaml:"contain"`
 
 	BottomK BottomKParams `yaml:"bottomk"`
 	ModM    ModMParams    `yaml:"modm"`
@@ -62,6 +68,11 @@ type BottomKParams struct {
 // ModMParams configures the modm method.
 type ModMParams struct {
 	M int `yaml:"m"` // keep fingerprints ≡ 0 (mod M); 0 → 25
+	// Min is the floor of the sample: a page with fewer than Min
+	// fingerprints ≡ 0 (mod M) keeps its Min smallest as well, and a
+	// containment is estimated only from at least Min/4 sampled
+	// fingerprints of the contained page (see ModM); 0 → 64.
+	Min int `yaml:"min"`
 }
 
 // FullParams configures the full method.
@@ -78,7 +89,21 @@ type SimHashParams struct {
 	Blocks   int  `yaml:"blocks"`   // fingerprint blocks for the tables; 0 → the fewest with ≥ 16-bit keys (8 at distance 6)
 	Words    bool `yaml:"words"`    // features are words, not shingles (pair with idf: by tf alone the commonest words set most bits)
 	IDF      bool `yaml:"idf"`      // weight words by idf (implies words; needs a Vocabulary)
+	// TF is how a feature's occurrences in one document weigh: "set" (once,
+	// however often it occurs), "log" (1 + ln tf, at most 4) or "count" (tf:
+	// the weighting before issue 12, under which one shingle repeated a few
+	// hundred times — a quoted-printable "=3D=3D…" run — decides every bit;
+	// kept only to open a state written with it). "" → "set". See
+	// simHashMethod.
+	TF string `yaml:"tf"`
 }
+
+// Weightings of simhash features, the values of SimHashParams.TF.
+const (
+	SimHashTFSet   = "set"
+	SimHashTFLog   = "log"
+	SimHashTFCount = "count"
+)
 
 // IMatchParams configures the imatch method.
 type IMatchParams struct {
@@ -102,6 +127,7 @@ const (
 	DefaultMethod           = MethodMinHash
 	DefaultContainment      = 0.9
 	DefaultModM             = 25
+	DefaultModMMin          = 64
 	DefaultFullKeys         = 1024
 	DefaultSimDistance      = 6
 	DefaultIMatchLow        = 0.2
@@ -145,6 +171,9 @@ func (c *Config) EnsureDefaults() {
 	if c.ModM.M == 0 {
 		c.ModM.M = DefaultModM
 	}
+	if c.ModM.Min == 0 {
+		c.ModM.Min = DefaultModMMin
+	}
 	if c.Full.MaxKeys == 0 {
 		c.Full.MaxKeys = DefaultFullKeys
 	}
@@ -179,6 +208,9 @@ func (s *SimHashParams) ensureDefaults() {
 	}
 	if s.IDF {
 		s.Words = true
+	}
+	if s.TF == "" {
+		s.TF = SimHashTFSet
 	}
 }
 
@@ -260,14 +292,18 @@ func (c Config) Validate() error {
 			return fmt.Errorf("sketch.verify: %w", err)
 		}
 	}
+	if c.Contain && c.Method != MethodMinHash && c.Method != MethodOPH {
+		return fmt.Errorf("sketch.contain: only with minhash or oph, got %s (bottomk, modm and full estimate containment themselves)", c.Method)
+	}
+	if c.Method == MethodModM {
+		if err := c.ModM.validate(); err != nil {
+			return err
+		}
+	}
 	switch c.Method {
 	case MethodBottomK:
 		if c.BottomK.Keys < 1 || c.BottomK.Keys > c.Params.NumPerm {
 			return fmt.Errorf("sketch.bottomk.keys: must be in [1, num_perm %d], got %d", c.Params.NumPerm, c.BottomK.Keys)
-		}
-	case MethodModM:
-		if c.ModM.M < 1 {
-			return fmt.Errorf("sketch.modm.m: must be >= 1, got %d", c.ModM.M)
 		}
 	case MethodFull:
 		if c.Full.MaxKeys < 1 {
@@ -289,8 +325,20 @@ func (c Config) Validate() error {
 	return nil
 }
 
+func (p ModMParams) validate() error {
+	if p.M < 1 {
+		return fmt.Errorf("sketch.modm.m: must be >= 1, got %d", p.M)
+	}
+	if p.Min < 1 || p.Min > MaxNumPerm {
+		return fmt.Errorf("sketch.modm.min: must be in [1, %d], got %d", MaxNumPerm, p.Min)
+	}
+	return nil
+}
+
 func (s SimHashParams) validate() error {
 	switch {
+	case s.TF != SimHashTFSet && s.TF != SimHashTFLog && s.TF != SimHashTFCount:
+		return fmt.Errorf("sketch.simhash.tf: must be %q, %q or %q, got %q", SimHashTFSet, SimHashTFLog, SimHashTFCount, s.TF)
 	case s.Distance < 0 || s.Distance > 63:
 		return fmt.Errorf("sketch.simhash.distance: must be in [0, 63], got %d", s.Distance)
 	case s.Blocks <= s.Distance || s.Blocks > 64:
@@ -340,8 +388,14 @@ func newMethod(c Config, vocab *Vocabulary) (Method, error) {
 	sh := c.Shingling()
 	switch c.Method {
 	case MethodMinHash:
+		if c.Contain {
+			return newContainMethod(newMinHashMethod(c.Params, sh), c), nil
+		}
 		return newMinHashMethod(c.Params, sh), nil
 	case MethodOPH:
+		if c.Contain {
+			return newContainMethod(newOPHMethod(c.Params, sh), c), nil
+		}
 		return newOPHMethod(c.Params, sh), nil
 	case MethodBottomK:
 		return newBottomKMethod(c, sh), nil

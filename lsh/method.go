@@ -72,7 +72,11 @@ type Estimate struct {
 	// imatch 1 when the signatures agree and 0 otherwise.
 	Resemblance float64
 	// AinB and BinA estimate the containments |A∩B|/|A| and |A∩B|/|B| when
-	// Containment is true (bottomk, modm, full); otherwise they are 0.
+	// Containment is true (bottomk, modm, full); otherwise they are 0. One
+	// is NaN when the method withholds it because too few of that
+	// document's shingles are in the sample it would rest on (modm: see
+	// ModM); NaN is below every threshold, so it never makes a page
+	// contained.
 	AinB, BinA  float64
 	Containment bool
 	// Distance is the Hamming distance of SimHash fingerprints, -1 for the
@@ -96,6 +100,7 @@ type Scratch struct {
 	hashes   []uint64
 	sig      Signature
 	weights  []float64
+	terms    termCounts // distinct simhash features and their counts
 }
 
 // KeysCut returns how many index keys the last Sketch with this Scratch left

@@ -36,8 +36,8 @@ func ExampleNewMethod() {
 	// Output:
 	// full-w3-k1024: 288-byte sketch, 36 keys, 33 shared; resemblance 0.846, near true
 	// oph128-b16r8-w3: 512-byte sketch, 16 keys, 4 shared; resemblance 0.891, near true
-	// modm4-w3: 96-byte sketch, 12 keys, 11 shared; resemblance 0.917, near true
-	// simhash64-k6b8-w3: 8-byte sketch, 28 keys, 3 shared; resemblance 0.828, near false
+	// modm4-n64-w3: 288-byte sketch, 21 keys, 19 shared; resemblance 0.846, near true
+	// simhash64-k6b8-w3-tfset: 8-byte sketch, 28 keys, 3 shared; resemblance 0.828, near false
 }
 
 func shared(a, b []uint64) int {

@@ -64,7 +64,11 @@ func allMethods(tb testing.TB, v *Vocabulary) []Method {
 		ms = append(ms, testMethod(tb, name, Config{}, v))
 	}
 	return append(ms, testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, v),
+		testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFLog}}, v),
+		testMethod(tb, MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFCount}}, v),
 		testMethod(tb, MethodMinHash, Config{Verify: VerifyConfig{Method: MethodFull}}, v),
+		testMethod(tb, MethodMinHash, Config{Contain: true}, v),
+		testMethod(tb, MethodOPH, Config{Contain: true, Verify: VerifyConfig{Method: MethodFull}}, v),
 		testMethod(tb, MethodSimHash, Config{Verify: VerifyConfig{Method: MethodBottomK}}, v))
 }
 
@@ -80,14 +84,19 @@ func TestMethodVersions(t *testing.T) {
 	f(MethodMinHash, Config{Params: Params{Shingle: 3, NumPerm: 64, Seed: 7}}, "minhash64-b10r6-w3-s7")
 	f(MethodMinHash, Config{ShingleOffset: 2, CharNgrams: true}, "minhash128-b16r8-c5o2")
 	f(MethodOPH, Config{}, "oph128-b16r8-w5")
+	f(MethodMinHash, Config{Contain: true}, "minhash128-b16r8-w5+contain-modm25-n128-l4")
+	f(MethodOPH, Config{Contain: true, Params: Params{Seed: 3}}, "oph128-b16r8-w5-s3+contain-modm25-n128-l4")
 	f(MethodBottomK, Config{}, "bottomk128-l3-w5")
 	f(MethodBottomK, Config{Params: Params{Threshold: 0.5}}, "bottomk128-l7-w5")
-	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-w4")
+	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-n64-w4")
+	f(MethodModM, Config{ModM: ModMParams{M: 8, Min: 16}}, "modm8-n16-w5")
 	f(MethodFull, Config{}, "full-w5-k1024")
 	f(MethodSuperShingle, Config{}, "supershingle6x14-w5")
-	f(MethodSimHash, Config{}, "simhash64-k6b8-w5")
-	f(MethodSimHash, Config{SimHash: SimHashParams{Distance: 5, Blocks: 8, Words: true}}, "simhash64-k5b8-w1")
-	f(MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, "simhash64-k6b8-w1-idf"+hex8(v.Digest()))
+	f(MethodSimHash, Config{}, "simhash64-k6b8-w5-tfset")
+	f(MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFLog}}, "simhash64-k6b8-w5-tflog")
+	f(MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFCount}}, "simhash64-k6b8-w5") // before issue 12
+	f(MethodSimHash, Config{SimHash: SimHashParams{Distance: 5, Blocks: 8, Words: true}}, "simhash64-k5b8-w1-tfset")
+	f(MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, "simhash64-k6b8-w1-idf"+hex8(v.Digest())+"-tfset")
 	f(MethodIMatch, Config{}, "imatch-idf0.2-0.8-m3-v"+hex8(v.Digest()))
 	f(MethodIMatch, Config{IMatch: IMatchParams{Select: "cf", Low: 10, High: 500}}, "imatch-cf10-500-m3-v"+hex8(v.Digest()))
 }
@@ -213,10 +222,15 @@ func TestConfigValidate(t *testing.T) {
 	f(Config{ShingleOffset: -1}, "sketch.shingle_offset")
 	f(Config{Method: MethodBottomK, BottomK: BottomKParams{Keys: 500}}, "sketch.bottomk.keys")
 	f(Config{Method: MethodModM, ModM: ModMParams{M: -3}}, "sketch.modm.m")
+	f(Config{Method: MethodModM, ModM: ModMParams{Min: -1}}, "sketch.modm.min")
+	f(Config{Method: MethodBottomK, Contain: true}, "sketch.contain")
+	f(Config{Method: MethodSimHash, Contain: true}, "sketch.contain")
+	f(Config{Method: MethodOPH, Contain: true, ModM: ModMParams{Min: -1}}, "") // the sample's parameters are fixed
 	f(Config{Method: MethodSuperShingle, Params: Params{Bands: 6, Rows: 14, NumPerm: 128}}, "sketch.bands")
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 64}}, "sketch.simhash.distance")
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 5, Blocks: 5}}, "sketch.simhash.blocks")
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Distance: 10, Blocks: 20}}, "sketch.simhash.blocks")
+	f(Config{Method: MethodSimHash, SimHash: SimHashParams{TF: "tfidf"}}, "sketch.simhash.tf")
 	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Select: "tf"}}, "sketch.imatch.select")
 	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Low: 0.9, High: 0.1}}, "sketch.imatch.low")
 	f(Config{Method: MethodIMatch, IMatch: IMatchParams{Select: "cf"}}, "sketch.imatch.high")

@@ -44,7 +44,7 @@ func BenchmarkSketchOnly(b *testing.B) {
 	sup := Params{NumPerm: 84, Bands: 6, Rows: 14}
 	sup.EnsureDefaults()
 	mh, ss := NewSketcher(p), NewSketcher(sup)
-	oph, bk, mm, sh := NewOPH(128, 1), NewBottomK(128, 1), NewModM(25, 1), NewSimHash(1)
+	oph, bk, mm, sh := NewOPH(128, 1), NewBottomK(128, 1), NewModM(25, 32, 1), NewSimHash(1)
 	im := NewIMatch(v, IMatchParams{Select: "idf", Low: 0.2, High: 0.8, MinWords: 3})
 	var sig Signature
 	var buf []uint64

@@ -79,20 +79,30 @@ func setCount(b []byte) (int, error) {
 	return len(b) / 8, nil
 }
 
-// overlapBytes is OverlapOf on two encoded sets, checking that they are
-// strictly ascending.
-func overlapBytes(a, b []byte) (Overlap, error) {
+// checkSets checks that two encoded sets are whole values, strictly
+// ascending.
+func checkSets(a, b []byte) error {
 	na, err := setCount(a)
 	if err != nil {
-		return Overlap{}, err
+		return err
 	}
 	nb, err := setCount(b)
 	if err != nil {
-		return Overlap{}, err
+		return err
 	}
 	if !ascending(a, na) || !ascending(b, nb) {
-		return Overlap{}, fmt.Errorf("%w: set not strictly ascending", ErrSketch)
+		return fmt.Errorf("%w: set not strictly ascending", ErrSketch)
 	}
+	return nil
+}
+
+// overlapBytes is OverlapOf on two encoded sets, checking that they are
+// strictly ascending.
+func overlapBytes(a, b []byte) (Overlap, error) {
+	if err := checkSets(a, b); err != nil {
+		return Overlap{}, err
+	}
+	na, nb := len(a)/8, len(b)/8
 	inter := 0
 	for i, j := 0, 0; i < na && j < nb; {
 		x, y := le64(a, i), le64(b, j)

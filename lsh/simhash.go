@@ -3,6 +3,7 @@ package lsh
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 	"strconv"
 )
@@ -42,7 +43,8 @@ func NewSimHash(seed uint64) *SimHash {
 }
 
 // Fingerprint returns the SimHash of the features with weight 1 per
-// occurrence, so a repeated feature weighs its term frequency. No features
+// occurrence, so a repeated feature weighs its term frequency (the simhash
+// Method passes each distinct feature once; see simHashMethod). No features
 // give 0.
 //
 // The ±1 sums are kept as per-bit counts of ones: for each byte of the hash
@@ -108,15 +110,33 @@ func (s *SimHash) Weighted(features []uint64, weights []float64) uint64 {
 func Hamming(a, b uint64) int { return bits.OnesCount64(a ^ b) }
 
 // simHashMethod is the simhash Method: features are the shingles (or
-// words), weighted by term frequency and optionally idf; keys come from
+// words), weighted per SimHashParams.TF and optionally by idf; keys come from
 // permuted tables (SimHashIndex).
+//
+// Why not term frequency. A fingerprint bit is the sign of a weighted sum,
+// so a feature whose weight exceeds the sum of the others' decides every
+// bit. Mail and crawled pages are full of runs of one token — a
+// quoted-printable "=3D=3D=3D…" or "=09=09…" line, a table of identical
+// cells — and each such run is one 5-word shingle repeated hundreds of
+// times. Weighted by tf, two unrelated texts of 120 words ending in the same
+// run of 300 get the same fingerprint (distance 0). Counting each distinct
+// feature once ("set", the default) makes the fingerprint a projection of
+// the shingle *set*, so the Hamming distance tracks resemblance as the other
+// methods measure it; "log" keeps a little of the tf signal, 1 + ln tf
+// capped at simHashLogCap, so a run weighs at most as much as four distinct
+// shingles.
 type simHashMethod struct {
 	s       *SimHash
 	idx     *SimHashIndex
 	vocab   *Vocabulary // nil unless idf
+	tf      string      // SimHashParams.TF
 	sh      Shingling
 	version string
 }
+
+// simHashLogCap bounds a feature's weight under tf "log". Changing it
+// changes every fingerprint: it must change the "-tflog" version suffix.
+const simHashLogCap = 4
 
 func newSimHashMethod(c Config, sh Shingling, vocab *Vocabulary) *simHashMethod {
 	p := c.SimHash
@@ -138,8 +158,11 @@ func newSimHashMethod(c Config, sh Shingling, vocab *Vocabulary) *simHashMethod 
 		v = append(v, "-idf"...)
 		v = appendDigest(v, vocab.Digest())
 	}
+	if p.TF != SimHashTFCount { // count keeps the version it always had
+		v = append(append(v, "-tf"...), p.TF...)
+	}
 	v = appendSeed(v, c.Params.Seed)
-	return &simHashMethod{s: NewSimHash(c.Params.Seed), idx: idx, vocab: vocab, sh: sh, version: string(v)}
+	return &simHashMethod{s: NewSimHash(c.Params.Seed), idx: idx, vocab: vocab, tf: p.TF, sh: sh, version: string(v)}
 }
 
 // appendDigest appends 8 hex digits of a vocabulary digest.
@@ -163,20 +186,43 @@ func (m *simHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []u
 }
 
 func (m *simHashMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	var fp uint64
-	if m.vocab == nil {
-		fp = m.s.Fingerprint(sc.shingles)
-	} else {
-		sc.weights = sc.weights[:0]
-		for _, x := range sc.shingles {
-			sc.weights = append(sc.weights, m.vocab.IDF(x))
-		}
-		fp = m.s.Weighted(sc.shingles, sc.weights)
-	}
+	fp := m.fingerprint(sc)
 	if len(sc.shingles) > 0 {
 		keys = m.idx.AppendKeys(keys, fp)
 	}
 	return binary.LittleEndian.AppendUint64(sketch, fp), keys
+}
+
+// fingerprint weighs the features in sc.shingles as m.tf and m.vocab say.
+func (m *simHashMethod) fingerprint(sc *Scratch) uint64 {
+	feats := sc.shingles
+	if m.tf == SimHashTFCount {
+		if m.vocab == nil {
+			return m.s.Fingerprint(feats)
+		}
+		sc.weights = sc.weights[:0]
+		for _, x := range feats {
+			sc.weights = append(sc.weights, m.vocab.IDF(x))
+		}
+		return m.s.Weighted(feats, sc.weights)
+	}
+	sc.terms.count(feats)
+	feats = sc.terms.distinct
+	if m.tf == SimHashTFSet && m.vocab == nil {
+		return m.s.Fingerprint(feats)
+	}
+	sc.weights = sc.weights[:0]
+	for i, x := range feats {
+		w := 1.0
+		if m.tf == SimHashTFLog {
+			w = min(1+math.Log(float64(sc.terms.counts[i])), simHashLogCap)
+		}
+		if m.vocab != nil {
+			w *= m.vocab.IDF(x)
+		}
+		sc.weights = append(sc.weights, w)
+	}
+	return m.s.Weighted(feats, sc.weights)
 }
 
 func (m *simHashMethod) Compare(a, b []byte) (Estimate, error) {

@@ -161,9 +161,9 @@ func TestModMEstimator(t *testing.T) {
 		for trial := range trials {
 			r := rand.New(rand.NewPCG(uint64(na+nb), uint64(trial)))
 			a, b := containPair(r, na, nb, inter)
-			mm := NewModM(m, uint64(trial)+1)
+			mm := NewModM(m, 0, uint64(trial)+1) // plain MOD_m, no floor
 			xa, xb := mm.Sketch(nil, a), mm.Sketch(nil, b)
-			e := EstimateModM(xa, xb)
+			e := mm.Estimate(xa, xb)
 			got := OverlapOf(xa, xb)
 			// Conditional on the sample sizes the counts are hypergeometric.
 			sr.add(e.Resemblance, binomialSE(sr.truth, got.SizeA+got.SizeB-got.Inter))
@@ -189,7 +189,7 @@ func binomialSE(p float64, n int) float64 {
 func TestModMSampleRate(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	a, _ := setPair(r, 100000, 100000)
-	got := len(NewModM(25, 1).Sketch(nil, a))
+	got := len(NewModM(25, 32, 1).Sketch(nil, a))
 	want := 100000.0 / 25
 	if math.Abs(float64(got)-want) > 4*math.Sqrt(want) {
 		t.Errorf("mod 25 kept %d of 100000, want %.0f ± %.0f", got, want, 4*math.Sqrt(want))

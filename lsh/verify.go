@@ -122,11 +122,11 @@ func (m *verifyMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []ui
 // estimates when the verifier estimates it too, so that both must reach
 // sketch.containment.
 func (m *verifyMethod) Compare(a, b []byte) (Estimate, error) {
-	fa, va, err := splitVerify(a)
+	fa, va, err := splitTwo(a)
 	if err != nil {
 		return Estimate{Distance: -1}, err
 	}
-	fb, vb, err := splitVerify(b)
+	fb, vb, err := splitTwo(b)
 	if err != nil {
 		return Estimate{Distance: -1}, err
 	}
@@ -146,21 +146,24 @@ func (m *verifyMethod) Compare(a, b []byte) (Estimate, error) {
 	return e, nil
 }
 
-// splitVerify returns the finder's and the verifier's parts of a sketch.
-func splitVerify(sk []byte) (finder, verifier []byte, err error) {
+// splitTwo returns the two parts of a sketch that holds a first sketch's
+// length as 4 bytes little-endian, the first sketch and the second: the
+// finder's and the verifier's (sketch.verify), or a method's and its
+// containment sample's (sketch.contain).
+func splitTwo(sk []byte) (first, second []byte, err error) {
 	if len(sk) < 4 {
-		return nil, nil, fmt.Errorf("%w: verified sketch of %d bytes, want >= 4", ErrSketch, len(sk))
+		return nil, nil, fmt.Errorf("%w: two-part sketch of %d bytes, want >= 4", ErrSketch, len(sk))
 	}
 	n := binary.LittleEndian.Uint32(sk)
 	if uint64(n) > uint64(len(sk)-4) {
-		return nil, nil, fmt.Errorf("%w: verified sketch of %d bytes holds a finder sketch of %d", ErrSketch, len(sk), n)
+		return nil, nil, fmt.Errorf("%w: two-part sketch of %d bytes holds a first part of %d", ErrSketch, len(sk), n)
 	}
 	return sk[4 : 4+n], sk[4+n:], nil
 }
 
 // keysOf returns the finder's keys.
 func (m *verifyMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
-	f, _, err := splitVerify(sketch)
+	f, _, err := splitTwo(sketch)
 	if err != nil {
 		return dst, err
 	}
@@ -170,7 +173,7 @@ func (m *verifyMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
 // fingerprints returns the verifier's fingerprints, the larger or exact
 // sample.
 func (m *verifyMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
-	_, v, err := splitVerify(sketch)
+	_, v, err := splitTwo(sketch)
 	if err != nil {
 		return dst, err
 	}

@@ -56,7 +56,7 @@ func TestVerifyVersion(t *testing.T) {
 		"minhash128-b16r8-w5+verify-bottomk256-l1-w5")
 	f(Config{Method: MethodOPH, Verify: VerifyConfig{Method: MethodMinHash, NumPerm: 256, Threshold: 0.95}},
 		"oph128-b16r8-w5+verify-minhash256-b1r256-w5")
-	f(Config{Method: MethodSimHash, Params: Params{Seed: 7}, Verify: VerifyConfig{Method: MethodModM}}, "simhash64-k6b8-w5-s7+verify-modm25-w5-s7")
+	f(Config{Method: MethodSimHash, Params: Params{Seed: 7}, Verify: VerifyConfig{Method: MethodModM}}, "simhash64-k6b8-w5-tfset-s7+verify-modm25-n64-w5-s7")
 }
 
 func TestVerifyConfigValidate(t *testing.T) {
@@ -100,7 +100,7 @@ func TestVerifyRoundTrip(t *testing.T) {
 	sk, keys := m.Sketch(&sc, text, []byte("pre"), []uint64{7})
 	fsk, fkeys := finder.Sketch(&Scratch{}, text, nil, nil)
 	vsk, _ := verifier.Sketch(&Scratch{}, text, nil, nil)
-	f, v, err := splitVerify(sk[3:])
+	f, v, err := splitTwo(sk[3:])
 	if err != nil || string(sk[:3]) != "pre" || !bytes.Equal(f, fsk) || !bytes.Equal(v, vsk) {
 		t.Fatalf("sketch is not prefix + finder's + verifier's: %v", err)
 	}
@@ -140,7 +140,7 @@ func TestVerifySketchIsBoth(t *testing.T) {
 				sk, keys := m.Sketch(&sc, text, nil, nil)
 				fsk, fkeys := m.finder.Sketch(&Scratch{}, text, nil, nil)
 				vsk, _ := m.verifier.Sketch(&Scratch{}, text, nil, nil)
-				f, v, err := splitVerify(sk)
+				f, v, err := splitTwo(sk)
 				if err != nil || !bytes.Equal(f, fsk) || !bytes.Equal(v, vsk) || !slices.Equal(keys, fkeys) {
 					t.Errorf("%s (reuse %v): sketch or keys are not the finder's and the verifier's: %v", m.Version(), m.reuse != nil, err)
 				}

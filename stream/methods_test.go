@@ -137,3 +137,38 @@ func TestContained(t *testing.T) {
 	}
 	f(lsh.MethodMinHash, longFirst, map[string]string{"long": "unique ", "short": "unique "})
 }
+
+// TestContainedWithContain: sketch.contain gives the default minhash the contained
+// verdict through lsh.Method alone: the short passage of TestContained, stored after the
+// long page, is contained in it; stored before, neither is a duplicate.
+func TestContainedWithContain(t *testing.T) {
+	var words []string
+	for i := range 400 {
+		words = append(words, fmt.Sprintf("w%d", (i*7919)%1009))
+	}
+	long, short := strings.Join(words, " "), strings.Join(words[150:250], " ")
+	msg := func(id, body string) kafka.Message {
+		v, _ := json.Marshal(map[string]string{"id": id, "body": body})
+		return kafka.Message{Key: []byte(id), Value: v}
+	}
+	f := func(msgs []kafka.Message, want map[string]string) {
+		t.Helper()
+		h := newHarness(t, 1)
+		h.sketch = lsh.Config{Method: lsh.MethodMinHash, Contain: true}
+		h.sketch.EnsureDefaults()
+		h.containment = h.sketch.ContainmentThreshold()
+		h.process(msgs...)
+		outs := h.readAll(topicOut)
+		if len(outs) != len(want) {
+			t.Fatalf("%d records out, want %d", len(outs), len(want))
+		}
+		for _, o := range outs {
+			got := o.headers[stream.HeaderVerdict] + " " + o.headers[stream.HeaderOf]
+			if got != want[o.key] || !strings.HasSuffix(o.headers[stream.HeaderSketch], "+contain-modm25-n128-l4") {
+				t.Errorf("%s: %q with sketch %s, want %q", o.key, got, o.headers[stream.HeaderSketch], want[o.key])
+			}
+		}
+	}
+	f([]kafka.Message{msg("long", long), msg("short", short)}, map[string]string{"long": "unique ", "short": "contained long"})
+	f([]kafka.Message{msg("short", short), msg("long", long)}, map[string]string{"short": "unique ", "long": "unique "})
+}

@@ -43,9 +43,10 @@ type benchOptions struct {
 	verify      string // sketch.verify.method of the filter run
 	verifyPerm  int    // sketch.verify.num_perm
 	// fleet mode: the filter as separate "dedupstream run" processes
-	instances int // 0: the in-process filter run
-	shards    int // index.shards of the fleet
-	pin       int // pin instance i to CPU i mod pin (taskset); 0: no pinning
+	instances int  // 0: the in-process filter run
+	shards    int  // index.shards of the fleet
+	pin       int  // pin instance i to CPU i mod pin (taskset); 0: no pinning
+	contain   bool // sketch.contain
 }
 
 // cmdBench measures the filter end to end: it produces documents to a broker
@@ -171,6 +172,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.instances, "instances", 0, "run the filter as this many 'dedupstream run' processes of one group (fleet mode; no latency mode) instead of in process")
 	fs.IntVar(&o.shards, "index-shards", 0, "index.shards of the fleet's instances (0: the single-instance index, for --instances 1)")
 	fs.IntVar(&o.pin, "pin", 0, "fleet mode: pin instance i to CPU i mod N with taskset (0: no pinning)")
+	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
 	if err := parse(fs, args); err != nil {
 		return o, err
@@ -219,6 +221,7 @@ func benchConfig(addr string, o benchOptions, output, group string) Config {
 	cfg.Batch.Size = o.batch
 	cfg.Sketch.Method = o.method
 	cfg.Sketch.Verify.Method, cfg.Sketch.Verify.NumPerm = o.verify, o.verifyPerm
+	cfg.Sketch.Contain = o.contain
 	cfg.ensureDefaults()
 	cfg.Admin.Listen = ""
 	return cfg
@@ -336,8 +339,8 @@ func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
 		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
 	}
 	c := run.counts
-	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, invalid %d; state %d docs, %.1f MB on disk\n",
-		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
+	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, contained %d, invalid %d; state %d docs, %.1f MB on disk\n",
+		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Contained, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
 }
 
 // printBenchSummary prints one line of key=value pairs for scripts

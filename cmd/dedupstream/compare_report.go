@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"text/tabwriter"
 
@@ -60,7 +61,7 @@ func printEstimates(w io.Writer, configured lsh.Config, vocab *lsh.Vocabulary, a
 		}
 		fmt.Fprintf(tw, "%s%s\t%s\t%s\n", name, mark, m.Version(), estimateColumns(est))
 	}
-	fmt.Fprintln(tw, "(* configured; near: the method's own verdict at its threshold or distance)")
+	fmt.Fprintln(tw, "(* configured; near: the method's own verdict at its threshold or distance; few: too few sampled shingles of that page to estimate its containment)")
 	return tw.Flush()
 }
 
@@ -87,7 +88,7 @@ func printStored(w io.Writer, m lsh.Method, docs []compareDoc) error {
 func estimateColumns(e lsh.Estimate) string {
 	ain, bin, dist := "-", "-", "-"
 	if e.Containment {
-		ain, bin = strconv.FormatFloat(e.AinB, 'f', 3, 64), strconv.FormatFloat(e.BinA, 'f', 3, 64)
+		ain, bin = containmentColumn(e.AinB), containmentColumn(e.BinA)
 	}
 	if e.Distance >= 0 {
 		dist = strconv.Itoa(e.Distance)
@@ -97,6 +98,15 @@ func estimateColumns(e lsh.Estimate) string {
 		near = "yes"
 	}
 	return fmt.Sprintf("%.3f\t%s\t%s\t%s\t%s", e.Resemblance, ain, bin, dist, near)
+}
+
+// containmentColumn formats a containment estimate, "few" when the method
+// withheld it (NaN: too few sampled shingles of that page).
+func containmentColumn(c float64) string {
+	if math.IsNaN(c) {
+		return "few"
+	}
+	return strconv.FormatFloat(c, 'f', 3, 64)
 }
 
 // methodConfig is the configuration compare uses for method name: the

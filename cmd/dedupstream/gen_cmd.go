@@ -82,12 +82,13 @@ func parseGen(args []string, stderr io.Writer) (genOptions, error) {
 	fs.Float64Var(&o.copyRate, "copy-rate", 0.3, "share of pages that are near-copies, [0, 1]")
 	fs.Float64Var(&o.editRate, "edit-rate", 0.03, "share of words edited in an edited copy, [0, 1]")
 	fs.Float64Var(&o.russian, "russian", 0.2, "share of synthetic originals in Russian, [0, 1]")
+	fs.Float64Var(&o.opt.Runs, "runs", 0, "share of synthetic pages ending in a long run of one token (=3D or =09 quoted-printable, a table of equal cells), [0, 1]")
 	fs.StringVar(&o.out, "out", "", "JSONL file of pages (id, url, html, origin, kind)")
 	fs.StringVar(&o.truth, "truth", "", "ground-truth file: id<TAB>cluster")
 	fs.StringVar(&o.pairs, "pairs", "", "TSV of every (copy, origin) pair with its exact resemblance and containments")
 	fs.StringVar(&o.brokers, "brokers", "localhost:9092", "comma-separated Kafka brokers (with --topic)")
 	fs.StringVar(&o.topic, "topic", "", "Kafka topic to produce the pages to as JSON records")
-	fs.StringVar(&o.kinds, "kinds", "", "near-copy kinds to make, comma-separated, or all (default: mirror,edited,truncated,exact,reordered; also quoted, noisy, plaintext)")
+	fs.StringVar(&o.kinds, "kinds", "", "near-copy kinds to make, comma-separated, or all (default: mirror,edited,truncated,exact,reordered; also quoted, noisy, plaintext, excerpt)")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}

@@ -33,8 +33,11 @@ func TestGenThenEval(t *testing.T) {
 		"--thresholds", "0.8,0.9"}, &out, &errb); rc != 0 {
 		t.Fatalf("eval exited %d: %s", rc, errb.String())
 	}
-	if n := strings.Count(out.String(), "\n| minhash |") + strings.Count(out.String(), "\n| full |"); n != 4 {
-		t.Errorf("eval printed %d method rows, want 4:\n%s", n, out.String())
+	// Each of 2 methods × 2 thresholds has a row in the pair table and one in the
+	// contained table.
+	if n := strings.Count(out.String(), "\n| minhash |") + strings.Count(out.String(), "\n| full |"); n != 8 ||
+		!strings.Contains(out.String(), "\ncontained: ") {
+		t.Errorf("eval printed %d method rows, want 4 in each of two tables:\n%s", n, out.String())
 	}
 	if rc := realMain([]string{"eval", "--pages", pages}, &out, &errb); rc == 0 {
 		t.Error("eval without --truth succeeded")

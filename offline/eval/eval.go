@@ -47,6 +47,40 @@ type Row struct {
 	// keys of all documents: what state stores per document, but for
 	// Badger's overhead.
 	SketchBytes, Keys int64
+	// Contain scores the stream's contained verdict (see ContainScores).
+	Contain ContainScores
+}
+
+// ContainScores measures the contained verdict against the exact containment of the
+// later document of a pair in the earlier one, C, with c the configured
+// sketch.containment: the stream calls a page contained in an earlier candidate that the
+// method does not call near when the estimated containment reaches c. An estimate near c
+// may go either way, so recall is of the pairs at C ≥ c + 0.05 and precision of the
+// verdicts at C ≥ c − 0.05 (at c = 0.85: recall at 0.9, precision at 0.8).
+type ContainScores struct {
+	Containment float64 // c
+	Truth       int     // pairs (earlier, later) with C ≥ c + 0.05
+	Found       int     // of those, reported near or contained: the later page joins the earlier
+	Reported    int     // pairs reported contained (not near)
+	Good        int     // of those, with C ≥ c − 0.05
+}
+
+// Recall returns Found/Truth, 0 when there is no true pair.
+func (c ContainScores) Recall() float64 { return ratio(c.Found, c.Truth) }
+
+// Precision returns Good/Reported, 1 when nothing was reported contained.
+func (c ContainScores) Precision() float64 {
+	if c.Reported == 0 {
+		return 1
+	}
+	return ratio(c.Good, c.Reported)
+}
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
 }
 
 // Run evaluates every method at every threshold over docs, in order.
@@ -65,6 +99,10 @@ func Run(docs []Doc, truth TruthFunc, o Options) ([]Row, error) {
 		return nil, err
 	}
 	vocab := vocabulary(docs)
+	ct, err := newContainTruth(docs, o.Config)
+	if err != nil {
+		return nil, err
+	}
 	var rows []Row
 	for _, t := range o.Thresholds {
 		tr, err := truth(t)
@@ -72,7 +110,7 @@ func Run(docs []Doc, truth TruthFunc, o Options) ([]Row, error) {
 			return nil, err
 		}
 		for _, name := range o.Methods {
-			row, err := runOne(docs, tr, o.Config, name, t, alg, vocab)
+			row, err := runOne(docs, tr, ct, o.Config, name, t, alg, vocab)
 			if err != nil {
 				return nil, fmt.Errorf("eval %s at %.2f: %w", name, t, err)
 			}
@@ -90,7 +128,7 @@ func vocabulary(docs []Doc) *lsh.Vocabulary {
 	return b.Vocabulary()
 }
 
-func runOne(docs []Doc, tr Truth, base lsh.Config, name string, t float64, alg cluster.Algorithm, vocab *lsh.Vocabulary) (Row, error) {
+func runOne(docs []Doc, tr Truth, ct *containTruth, base lsh.Config, name string, t float64, alg cluster.Algorithm, vocab *lsh.Vocabulary) (Row, error) {
 	c := base
 	c.Method, c.Params.Threshold = name, t
 	c.EnsureDefaults()
@@ -99,7 +137,7 @@ func runOne(docs []Doc, tr Truth, base lsh.Config, name string, t float64, alg c
 		return Row{}, err
 	}
 	start := time.Now()
-	edges, st, err := verify(m, docs)
+	edges, st, err := verify(m, docs, c.ContainmentThreshold())
 	if err != nil {
 		return Row{}, err
 	}
@@ -108,6 +146,7 @@ func runOne(docs []Doc, tr Truth, base lsh.Config, name string, t float64, alg c
 	if err := row.score(docs, edges, tr, alg); err != nil {
 		return Row{}, err
 	}
+	row.Contain = ct.score(edges, st.contained)
 	return row, nil
 }
 
@@ -143,17 +182,21 @@ func (r *Row) score(docs []Doc, edges []cluster.Edge, tr Truth, alg cluster.Algo
 // candidate whose Compare says Near becomes an edge (earlier, later) weighted by the
 // estimated resemblance. It returns the edges and the number of comparisons.
 func Verify(m lsh.Method, docs []Doc) ([]cluster.Edge, int64, error) {
-	edges, st, err := verify(m, docs)
+	edges, st, err := verify(m, docs, 0)
 	return edges, st.compared, err
 }
 
-// verifyStats counts a Verify run's work and sizes.
+// verifyStats counts a Verify run's work and sizes, and holds the pairs it
+// found contained.
 type verifyStats struct {
 	compared          int64
 	sketchBytes, keys int64
+	contained         [][2]int32 // (earlier, later), not near
 }
 
-func verify(m lsh.Method, docs []Doc) ([]cluster.Edge, verifyStats, error) {
+// verify is Verify that also collects, when containment > 0, the candidates not near
+// whose estimated containment of the later document reaches it.
+func verify(m lsh.Method, docs []Doc, containment float64) ([]cluster.Edge, verifyStats, error) {
 	index := make(map[uint64][]int32)
 	sketches := make([][]byte, len(docs))
 	seen := make([]int32, len(docs)) // seen[j] == i+1: j already compared with i
@@ -178,8 +221,11 @@ func verify(m lsh.Method, docs []Doc) ([]cluster.Edge, verifyStats, error) {
 				if err != nil {
 					return nil, st, err
 				}
-				if est.Near {
+				switch {
+				case est.Near:
 					edges = append(edges, cluster.Edge{U: j, V: int32(i), W: float32(est.Resemblance)})
+				case containment > 0 && est.Containment && est.BinA >= containment:
+					st.contained = append(st.contained, [2]int32{j, int32(i)})
 				}
 			}
 		}

@@ -91,6 +91,11 @@ func checkKind(t *testing.T, s CopyPair) {
 		if s.AinB() != 1 {
 			t.Errorf("%s is truncated but only %.4f of it is in its origin", s.Copy, s.AinB())
 		}
+	case gen.Excerpt: // a third of the origin's paragraphs under its title
+		if s.AinB() < 0.9 || s.Resemblance() > 0.6 || s.SizeA > s.SizeB*2/3 {
+			t.Errorf("%s excerpts %s: copy in origin %.4f (want ≥ 0.9), resemblance %.4f, sizes %d and %d",
+				s.Copy, s.Origin, s.AinB(), s.Resemblance(), s.SizeA, s.SizeB)
+		}
 	}
 }
 
@@ -257,5 +262,29 @@ func TestVerifiedAgainstOracle(t *testing.T) {
 	}
 	if rejected == 0 {
 		t.Error("minhash verified no false pair at any threshold: the corpus does not test the verifier")
+	}
+}
+
+// TestContainAgainstOracle: full compares exact sets and keys every shingle, so its
+// contained verdicts are exactly the pairs whose later page is at least c inside the
+// earlier one and not near — recall 1, and every pair it calls contained truly is — while
+// minhash, which estimates no containment, calls none contained.
+func TestContainAgainstOracle(t *testing.T) {
+	docs := CleanPages(generate(400, gen.Options{Seed: 3, EditRate: 0.01, Kinds: gen.AllKinds()}))
+	truth, err := Natural(docs, 0.8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, err := Run(docs, truth, Options{Methods: []string{"full", "minhash"}, Thresholds: []float64{0.8}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, mh := rows[0].Contain, rows[1].Contain
+	t.Logf("full %+v; minhash %+v", full, mh)
+	if full.Truth < 20 || full.Found != full.Truth || full.Reported == 0 || full.Good != full.Reported {
+		t.Errorf("full: %+v; want every one of ≥ 20 true pairs found and every contained verdict true", full)
+	}
+	if mh.Reported != 0 || mh.Truth != full.Truth || mh.Found >= full.Found {
+		t.Errorf("minhash: %+v; want no contained verdict, and fewer pairs found than full's %d", mh, full.Found)
 	}
 }

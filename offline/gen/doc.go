@@ -24,7 +24,7 @@
 //     at the default r = 0.03, 0.9 at r = 0.01. Below a 0.8 threshold at the default
 //     rate: Edited copies are the hard cases.
 //
-// Three more kinds are made only when Options.Kinds asks for them (AllKinds; the
+// Four more kinds are made only when Options.Kinds asks for them (AllKinds; the
 // default, DefaultKinds, keeps a seed's pages as the first generator made them):
 //
 //   - Quoted:   a new article in the original's language, twice as many paragraphs
@@ -38,4 +38,10 @@
 //     punctuation separates words, as the cleaner does.
 //   - Plaintext: the title and paragraphs as plain text (blank lines between them),
 //     not HTML: a page seen both as a web page and as text; J = 1 after cleaning.
+//   - Excerpt:  the original's title over a contiguous third of its paragraphs (at
+//     least one): a small page arriving after a larger one that holds it — a
+//     syndicated excerpt, a quoted post sent on alone. Its containment in the original
+//     is 1 less the few shingles that span the title and its first paragraph (≈ 0.95–1),
+//     its resemblance about its share of the original (≈ 1/3): the order the stream's
+//     contained verdict is for, which Quoted is not.
 package gen

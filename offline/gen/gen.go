@@ -21,6 +21,7 @@ const (
 	Quoted                    // the whole original quoted inside a larger new article
 	Noisy                     // case and punctuation changed, the words kept
 	Plaintext                 // the article as plain text, not HTML
+	Excerpt                   // about a third of the original's paragraphs, after it: a small page inside a larger earlier one
 )
 
 // DefaultKinds are the kinds of near-copy Next and Wrap make unless Options.Kinds
@@ -29,7 +30,7 @@ const (
 func DefaultKinds() []Kind { return []Kind{Mirror, Edited, Truncated, Exact, Reordered} }
 
 // AllKinds are every kind of near-copy.
-func AllKinds() []Kind { return append(DefaultKinds(), Quoted, Noisy, Plaintext) }
+func AllKinds() []Kind { return append(DefaultKinds(), Quoted, Noisy, Plaintext, Excerpt) }
 
 // String returns the lower-case name of k ("original", "mirror", ...).
 func (k Kind) String() string {
@@ -52,6 +53,8 @@ func (k Kind) String() string {
 		return "noisy"
 	case Plaintext:
 		return "plaintext"
+	case Excerpt:
+		return "excerpt"
 	}
 	return "kind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -74,6 +77,11 @@ type Options struct {
 	Russian    float64 // fraction of originals written in Russian; default 0.2
 	Paragraphs [2]int  // min and max paragraphs of an original; default (both zero) 4..10
 	Kinds      []Kind  // kinds of near-copy, drawn uniformly; default (nil) DefaultKinds
+	// Runs is the fraction of pages from Next whose main text ends in a long
+	// run of one repeated token, as mail and crawled pages often do (see
+	// run); default 0, none. Each page draws its own, copies too, from a
+	// stream of its own, so Runs changes nothing else of a seed's pages.
+	Runs float64
 }
 
 // WithDefaults returns o with zero fields set to their defaults and negative rates to 0.
@@ -90,6 +98,7 @@ func (o Options) WithDefaults() Options {
 	o.CopyRate = rate(o.CopyRate, 0.3)
 	o.EditRate = rate(o.EditRate, 0.03)
 	o.Russian = rate(o.Russian, 0.2)
+	o.Runs = max(0, o.Runs)
 	if o.Paragraphs == [2]int{} {
 		o.Paragraphs = [2]int{4, 10}
 	}
@@ -105,7 +114,7 @@ func (o Options) Validate() error {
 	for _, f := range []struct {
 		name string
 		v    float64
-	}{{"CopyRate", o.CopyRate}, {"EditRate", o.EditRate}, {"Russian", o.Russian}} {
+	}{{"CopyRate", o.CopyRate}, {"EditRate", o.EditRate}, {"Russian", o.Russian}, {"Runs", o.Runs}} {
 		if !(f.v <= 1) {
 			return fmt.Errorf("gen: %s %v is not in [0, 1]", f.name, f.v)
 		}
@@ -117,7 +126,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("gen: Kinds is empty")
 	}
 	for _, k := range o.Kinds {
-		if k < Mirror || k > Plaintext {
+		if k < Mirror || k > Excerpt {
 			return fmt.Errorf("gen: Kinds: %s is not a kind of near-copy", k)
 		}
 	}
@@ -143,7 +152,7 @@ func ParseKinds(s string) ([]Kind, error) {
 
 // ParseKind returns the Kind whose String is s.
 func ParseKind(s string) (Kind, bool) {
-	for k := Original; k <= Plaintext; k++ {
+	for k := Original; k <= Excerpt; k++ {
 		if k.String() == s {
 			return k, true
 		}
@@ -228,6 +237,7 @@ func (g *Generator) Next() Page {
 	orig := g.origins[g.rng.IntN(len(g.origins))]
 	kind := g.o.Kinds[g.rng.IntN(len(g.o.Kinds))]
 	p, a, si := g.original(orig)
+	a.run = g.run(num)
 	return g.derive(g.pageRand(num), p, a, si, kind, pageID(num), g.slug(a, num))
 }
 
@@ -237,6 +247,7 @@ func pageID(num int) string { return "p" + strconv.Itoa(num) }
 func (g *Generator) original(num int) (Page, *article, int) {
 	r := g.pageRand(num)
 	a := g.newArticle(r)
+	a.run = g.run(num)
 	si := r.IntN(len(g.sites))
 	id := pageID(num)
 	p := Page{ID: id, Origin: id, Kind: Original, URL: g.url(si, a, g.slug(a, num))}

@@ -173,12 +173,12 @@ func TestParagraphCounts(t *testing.T) {
 
 func TestKindString(t *testing.T) {
 	want := []string{"kind(0)", "original", "mirror", "edited", "truncated", "exact", "reordered",
-		"quoted", "noisy", "plaintext", "kind(10)"}
-	for k := Kind(0); k <= 10; k++ {
+		"quoted", "noisy", "plaintext", "excerpt", "kind(11)"}
+	for k := Kind(0); k <= 11; k++ {
 		if k.String() != want[k] {
 			t.Errorf("Kind(%d).String() = %q, want %q", int(k), k.String(), want[k])
 		}
-		if got, ok := ParseKind(want[k]); ok != (k >= Original && k <= Plaintext) || ok && got != k {
+		if got, ok := ParseKind(want[k]); ok != (k >= Original && k <= Excerpt) || ok && got != k {
 			t.Errorf("ParseKind(%q) = %v, %v", want[k], got, ok)
 		}
 	}

@@ -20,6 +20,14 @@ func (g *Generator) quoting(r *rand.Rand, a *article) article {
 	return host
 }
 
+// excerpt returns a contiguous run of about a third of paras (at least one), starting
+// at any paragraph.
+func excerpt(r *rand.Rand, paras []string) []string {
+	n := max(1, (len(paras)+2)/3)
+	i := r.IntN(len(paras) - n + 1)
+	return paras[i : i+n]
+}
+
 // noiseAll applies noise to every paragraph.
 func noiseAll(r *rand.Rand, paras []string) []string {
 	out := make([]string, len(paras))
@@ -89,5 +97,6 @@ func plainText(a *article) string {
 		sb.WriteString(p)
 	}
 	sb.WriteByte('\n')
+	a.run.writeText(&sb)
 	return sb.String()
 }

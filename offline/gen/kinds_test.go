@@ -108,3 +108,20 @@ func TestWrapAllKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestExcerpt: an excerpt is its original's title over a contiguous run of about a
+// third of its paragraphs, at least one, in order.
+func TestExcerpt(t *testing.T) {
+	for _, p := range allKinds(t, 800)[Excerpt] {
+		o, c := articleText(p[0].HTML), articleText(p[1].HTML)
+		if err := checkHTML(p[1].HTML); err != nil {
+			t.Fatalf("%s: %v", p[1].ID, err)
+		}
+		paras, want := c[1:], max(1, (len(o)-1+2)/3)
+		i := slices.Index(o[1:], paras[0])
+		if c[0] != o[0] || len(paras) != want || i < 0 || !slices.Equal(o[1+i:1+i+len(paras)], paras) {
+			t.Fatalf("%s: %d paragraphs under %q, not a run of %d of the %d of %s under %q",
+				p[1].ID, len(paras), c[0], want, len(o)-1, p[0].ID, o[0])
+		}
+	}
+}

@@ -17,6 +17,7 @@ type article struct {
 	section int
 	quote   *article // quoted whole before paragraph quoteAt (kind Quoted)
 	quoteAt int
+	run     tokenRun // after the paragraphs (Options.Runs); the zero run writes nothing
 }
 
 // link is one boilerplate link.
@@ -173,6 +174,7 @@ func writeArticle(sb *strings.Builder, a *article) {
 		sb.WriteString(html.EscapeString(p))
 		sb.WriteString("</p>\n")
 	}
+	a.run.writeHTML(sb)
 }
 
 // writeQuote writes a whole article as a block quotation: its title as <h2>, its

@@ -70,6 +70,8 @@ func (g *Generator) derive(r *rand.Rand, orig Page, a *article, si int, kind Kin
 		c.paras = truncate(a.paras, 0.7+0.2*r.Float64())
 	case Reordered:
 		c.paras = reorder(r, a.paras)
+	case Excerpt:
+		c.paras = excerpt(r, a.paras)
 	case Quoted:
 		c = g.quoting(r, a)
 	case Noisy:

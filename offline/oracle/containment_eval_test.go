@@ -9,7 +9,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh"
 )
 
-var containFlag = flag.Int("contain", 0, "print the containment recall of bottomk and modm on this many documents of each corpus (0: skip)")
+var containFlag = flag.Int("contain", 0, "print the containment recall of bottomk, modm and minhash with sketch.contain on this many documents of each corpus (0: skip)")
 
 // findContained runs m as the pipeline would, without its caps, and reports
 // the pairs (earlier, later) whose estimated containment of the later
@@ -53,7 +53,7 @@ func contains32(s []int32, x int32) bool {
 	return false
 }
 
-// TestContainmentRecall prints, for bottomk and modm at containment
+// TestContainmentRecall prints, for bottomk, modm and minhash with sketch.contain at containment
 // threshold c, the recall of the oracle's pairs whose later document is at
 // least c+0.05 contained in the earlier one, and the precision of the
 // reported pairs. Run it with
@@ -76,11 +76,12 @@ func TestContainmentRecall(t *testing.T) {
 		for _, p := range pairs {
 			later[[2]int32{int32(p.A), int32(p.B)}] = p.BinA()
 		}
-		for _, c := range []float64{0.7, 0.9} {
+		for _, c := range []float64{0.7, 0.85, 0.9} {
 			for _, cfg := range []lsh.Config{
 				{Method: lsh.MethodBottomK},
 				{Method: lsh.MethodModM},
 				{Method: lsh.MethodModM, ModM: lsh.ModMParams{M: 8}},
+				{Method: lsh.MethodMinHash, Contain: true},
 			} {
 				m := newMethod(t, cfg, nil)
 				found := findContained(m, docs, c)
@@ -99,7 +100,7 @@ func TestContainmentRecall(t *testing.T) {
 					good += b2i(x >= c)
 					bad += b2i(x < c-0.1)
 				}
-				fmt.Fprintf(&out, "| %s | %s | %.1f | %d | %s | %d | %s | %s |\n", strings.TrimSuffix(name, ".tar.gz"),
+				fmt.Fprintf(&out, "| %s | %s | %.2f | %d | %s | %d | %s | %s |\n", strings.TrimSuffix(name, ".tar.gz"),
 					m.Version(), c, truth, pct(hit, truth), len(found), pct(good, len(found)), pct(bad, len(found)))
 			}
 		}

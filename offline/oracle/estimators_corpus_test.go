@@ -183,7 +183,7 @@ func TestEstimatorsOnCorpusPairs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				addEstimate(&res, &ain, name, e, p, sks, k)
+				addEstimate(&res, &ain, name, e, p, sks, k, lsh.NewModM(lsh.DefaultModM, lsh.DefaultModMMin, seed+1))
 			}
 		}
 		res.check(t)
@@ -193,8 +193,9 @@ func TestEstimatorsOnCorpusPairs(t *testing.T) {
 	}
 }
 
-// addEstimate adds one pair's estimates with the standard errors of its method.
-func addEstimate(res, ain *errTally, name string, e lsh.Estimate, p Pair, sks [][]byte, k int) {
+// addEstimate adds one pair's estimates with the standard errors of its method;
+// modm is the modm method's sampler.
+func addEstimate(res, ain *errTally, name string, e lsh.Estimate, p Pair, sks [][]byte, k int, modm *lsh.ModM) {
 	j := p.Resemblance()
 	switch name {
 	case lsh.MethodMinHash, lsh.MethodOPH:
@@ -205,12 +206,21 @@ func addEstimate(res, ain *errTally, name string, e lsh.Estimate, p Pair, sks []
 		ain.add(e.AinB, p.AinB(), sigmaOf(p.AinB(), na))
 		ain.add(e.BinA, p.BinA(), sigmaOf(p.BinA(), nb))
 	case lsh.MethodModM:
-		// Conditional on the sample sizes the counts are hypergeometric.
-		o := lsh.OverlapOf(decodeSet(sks[p.A]), decodeSet(sks[p.B]))
+		// Conditional on the sizes of the union sample U the counts are
+		// hypergeometric; a containment withheld (NaN) counts as without a sample.
+		o, _ := modm.Overlap(decodeSet(sks[p.A]), decodeSet(sks[p.B]))
 		res.add(e.Resemblance, j, sigmaOf(j, o.SizeA+o.SizeB-o.Inter))
-		ain.add(e.AinB, p.AinB(), sigmaOf(p.AinB(), o.SizeA))
-		ain.add(e.BinA, p.BinA(), sigmaOf(p.BinA(), o.SizeB))
+		ain.add(e.AinB, p.AinB(), withheld(e.AinB, sigmaOf(p.AinB(), o.SizeA)))
+		ain.add(e.BinA, p.BinA(), withheld(e.BinA, sigmaOf(p.BinA(), o.SizeB)))
 	}
+}
+
+// withheld returns sigma, or +Inf (no sample) for a withheld estimate.
+func withheld(est, sigma float64) float64 {
+	if math.IsNaN(est) {
+		return math.Inf(1)
+	}
+	return sigma
 }
 
 // pairDocs returns the indexes of the documents in some oracle pair.
