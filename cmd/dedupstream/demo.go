@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
 // demoOptions are the demo's flags.
@@ -27,6 +30,8 @@ type demoOptions struct {
 	stateDir   string
 	examples   int
 	verbose    bool
+	instances  int // filters sharing one sharded index (1: the single-instance filter)
+	shards     int // index.shards when instances > 1
 }
 
 // cmdDemo runs the whole filter on an embedded broker: it produces pages with
@@ -43,6 +48,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	b, err := embedded.Start(embedded.Options{
 		Topics: []string{"pages", "pages.out", "pages.dlq", "pages.dups"}, Partitions: o.partitions,
+		MinSessionTimeout: 100 * time.Millisecond, // instances that stop leave at once
 	})
 	if err != nil {
 		return err
@@ -58,12 +64,22 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	fmt.Fprintf(stdout, "dedupstream demo: %d records (%s) through an embedded broker at %s\n", pages.Len(), pages.source, b.Addr())
-	fmt.Fprintf(stdout, "  sketch %s, threshold %.2f, mode %s, %d partitions, state %s\n\n",
+	fmt.Fprintf(stdout, "  sketch %s, threshold %.2f, mode %s, %d partitions, state %s\n",
 		method.Version(), cfg.Sketch.Params.Threshold, cfg.Mode, o.partitions, cfg.State.Dir)
+	if o.instances > 1 {
+		fmt.Fprintf(stdout, "  %d instances sharing one index of %d shards (topics %s, %s)\n",
+			o.instances, o.shards, shard.ProbesTopic(cfg.Kafka.Group), shard.AnswersTopic(cfg.Kafka.Group))
+	}
+	fmt.Fprintln(stdout)
 	if err := produce(ctx, b.Addr(), "pages", pages.msgs); err != nil {
 		return err
 	}
-	res, err := runDemoFilter(ctx, cfg, len(pages.msgs), o.verbose, stderr)
+	var res demoResult
+	if o.instances > 1 {
+		res, err = runDemoFleet(ctx, cfg, b.Addr(), o, len(pages.msgs), stdout, stderr)
+	} else {
+		res, err = runDemoFilter(ctx, cfg, len(pages.msgs), o.verbose, stderr)
+	}
 	if err != nil {
 		return err
 	}
@@ -89,11 +105,16 @@ func parseDemo(args []string, stderr io.Writer) (demoOptions, error) {
 	fs.StringVar(&o.stateDir, "state", "", "state directory to keep (default: a temporary one, removed at exit)")
 	fs.IntVar(&o.examples, "examples", 6, "example duplicate pairs to print")
 	fs.BoolVar(&o.verbose, "v", false, "show the filter's logs")
+	fs.IntVar(&o.instances, "instances", 1, "filters sharing one sharded index (README \"Scaling\"); > 1 runs that many in this process")
+	fs.IntVar(&o.shards, "index-shards", 8, "index.shards with --instances > 1")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
-	if o.pages < 1 || o.partitions < 1 || o.limit < 0 {
-		return o, fmt.Errorf("demo: -pages and -partitions must be positive, -limit not negative")
+	if o.pages < 1 || o.partitions < 1 || o.limit < 0 || o.instances < 1 || o.shards < 1 {
+		return o, fmt.Errorf("demo: -pages, -partitions, -instances and -index-shards must be positive, -limit not negative")
+	}
+	if o.instances > 1 {
+		o.partitions = max(o.partitions, o.instances+1) // every instance gets input to read
 	}
 	return o, nil
 }
@@ -120,6 +141,10 @@ func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 	}
 	if err := setKey(&cfg, "mode", o.mode); err != nil {
 		return cfg, cleanup, err
+	}
+	if o.instances > 1 {
+		cfg.Index.Shards = o.shards
+		cfg.Kafka.SessionTimeout = 2 * time.Second
 	}
 	cfg.ensureDefaults()
 	cfg.Admin.Listen = "" // the demo runs no admin server
@@ -154,4 +179,84 @@ func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr 
 	err = errors.Join(err, run.Stop())
 	res.counts = a.pipe.Counts()
 	return res, errors.Join(err, a.close())
+}
+
+// runDemoFleet runs o.instances filters of one group in this process, each
+// with its own state directory under cfg.State.Dir, sharing one sharded
+// index, until the group has committed the n records; it prints what each
+// instance did and returns their summed counts.
+func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, n int, stdout, stderr io.Writer) (demoResult, error) {
+	var apps []*app
+	var runs []*stream.Running
+	stop := func() error {
+		var errs []error
+		for i, r := range runs {
+			errs = append(errs, r.Stop(), apps[i].close())
+		}
+		return errors.Join(errs...)
+	}
+	start := time.Now()
+	for i := range o.instances {
+		c := cfg
+		c.State.Dir = filepath.Join(cfg.State.Dir, "instance"+strconv.Itoa(i+1))
+		log := zap.NewNop()
+		if o.verbose {
+			var err error
+			if log, err = newLogger(LogConfig{Level: "info", Format: "console"}, stderr); err != nil {
+				return demoResult{}, errors.Join(err, stop())
+			}
+			log = log.With(zap.Int("instance", i+1))
+		}
+		a, err := newApp(c, log)
+		if err != nil {
+			return demoResult{}, errors.Join(err, stop())
+		}
+		apps = append(apps, a)
+		runs = append(runs, stream.Start(ctx, stream.RunnerFunc(a.run)))
+	}
+	err := waitDemoFleet(ctx, addr, cfg.Kafka.Group, apps, n)
+	res := demoResult{elapsed: time.Since(start)}
+	for i, a := range apps {
+		c := a.pipe.Counts()
+		fmt.Fprintf(stdout, "  instance %d: %d records decided (%d unique, %d duplicates)\n", i+1, c.Records, c.Unique, c.NearDuplicate+c.ExactDuplicate+c.Contained)
+		addCounts(&res.counts, c)
+	}
+	fmt.Fprintln(stdout)
+	return res, errors.Join(err, stop())
+}
+
+// waitDemoFleet waits until the instances have decided n records between them
+// and the group has committed the whole input.
+func waitDemoFleet(ctx context.Context, addr, group string, apps []*app, n int) error {
+	for {
+		var sum int64
+		for _, a := range apps {
+			sum += a.pipe.Counts().Records
+		}
+		if sum >= int64(n) {
+			if lag, err := embedded.GroupLag(ctx, addr, group, "pages"); err == nil && lag == 0 {
+				return nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// addCounts adds c to sum, field by field.
+func addCounts(sum *stream.Counts, c stream.Counts) {
+	sum.Records += c.Records
+	sum.Unique += c.Unique
+	sum.NearDuplicate += c.NearDuplicate
+	sum.ExactDuplicate += c.ExactDuplicate
+	sum.Contained += c.Contained
+	sum.Invalid += c.Invalid
+	sum.Forwarded += c.Forwarded
+	sum.ToDuplicates += c.ToDuplicates
+	sum.Dropped += c.Dropped
+	sum.Replayed += c.Replayed
+	sum.Batches += c.Batches
 }
