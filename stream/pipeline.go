@@ -33,7 +33,11 @@ type Deps struct {
 	// InFlight bounds the batches whose probes are out while their answers
 	// are awaited, in sharded mode; 0 means 4.
 	InFlight int
-	Registry prometheus.Registerer // nil: metrics are kept but not registered
+	// ReorderIdle is how long a sharded front holds a record back waiting
+	// for the other input partitions to catch up with its timestamp (see
+	// reorder); 0 means 250ms.
+	ReorderIdle time.Duration
+	Registry    prometheus.Registerer // nil: metrics are kept but not registered
 	// Containment is the least estimated containment (lsh.Estimate.AinB) of
 	// a new document in an earlier one that makes it Contained, when the
 	// Method estimates containment; 0 disables the verdict.
@@ -56,6 +60,7 @@ type Pipeline struct {
 	dec       *Decider // nil in sharded mode
 	sharded   Sharded  // nil in single-instance mode
 	inFlight  int      // Deps.InFlight
+	order     *reorder // sharded mode: records handed on in the global order
 	route     router
 	reader    *kafka.Reader
 	writer    *kafka.Writer
@@ -99,6 +104,9 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	if d.InFlight <= 0 {
 		d.InFlight = 4
 	}
+	if d.ReorderIdle <= 0 {
+		d.ReorderIdle = 250 * time.Millisecond
+	}
 	if d.Logger == nil {
 		d.Logger = zap.NewNop()
 	}
@@ -115,6 +123,8 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	}
 	if d.Index != nil {
 		p.dec = newDecider(d.Index, d.Method, DeciderOptions{Containment: d.Containment}, p.m)
+	} else {
+		p.order = newReorder(d.ReorderIdle)
 	}
 	p.pool.New = func() any { return new(scratch) }
 	p.afterStage = d.AfterStage
@@ -247,7 +257,11 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 	defer close(out)
 	backoff := p.cfg.Batch.RetryBackoff
 	for n := 1; ; {
-		msgs, err := p.fetch(ctx)
+		fetch := p.fetch
+		if p.order != nil {
+			fetch = p.fetchOrdered
+		}
+		msgs, err := fetch(ctx)
 		if len(msgs) > 0 {
 			b := batch{n: n, msgs: msgs}
 			n++

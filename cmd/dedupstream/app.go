@@ -58,6 +58,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		Containment: cfg.Sketch.ContainmentThreshold(),
 		Security:    sec,
 		InFlight:    cfg.Index.InFlight,
+		ReorderIdle: cfg.Index.ReorderIdle,
 	}
 	if err := a.openIndex(&deps); err != nil {
 		return nil, err

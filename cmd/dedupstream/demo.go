@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/stream"
@@ -71,13 +72,11 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			o.instances, o.shards, shard.ProbesTopic(cfg.Kafka.Group), shard.AnswersTopic(cfg.Kafka.Group))
 	}
 	fmt.Fprintln(stdout)
-	if err := produce(ctx, b.Addr(), "pages", pages.msgs); err != nil {
-		return err
-	}
+	stampInOrder(pages.msgs)
 	var res demoResult
 	if o.instances > 1 {
-		res, err = runDemoFleet(ctx, cfg, b.Addr(), o, len(pages.msgs), stdout, stderr)
-	} else {
+		res, err = runDemoFleet(ctx, cfg, b.Addr(), o, pages.msgs, stdout, stderr)
+	} else if err = produce(ctx, b.Addr(), "pages", pages.msgs); err == nil {
 		res, err = runDemoFilter(ctx, cfg, len(pages.msgs), o.verbose, stderr)
 	}
 	if err != nil {
@@ -181,11 +180,22 @@ func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr 
 	return res, errors.Join(err, a.close())
 }
 
+// stampInOrder gives the records increasing timestamps, a millisecond apart,
+// as a crawler stamps pages when it fetches them: the sharded index orders
+// pages by timestamp, and one write would otherwise stamp them all alike.
+func stampInOrder(msgs []kafka.Message) {
+	t0 := time.Now().Add(-time.Duration(len(msgs)) * time.Millisecond)
+	for i := range msgs {
+		msgs[i].Time = t0.Add(time.Duration(i) * time.Millisecond)
+	}
+}
+
 // runDemoFleet runs o.instances filters of one group in this process, each
 // with its own state directory under cfg.State.Dir, sharing one sharded
-// index, until the group has committed the n records; it prints what each
-// instance did and returns their summed counts.
-func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, n int, stdout, stderr io.Writer) (demoResult, error) {
+// index: once all are members, it produces msgs and waits until the group
+// has committed them; it prints what each instance did and returns their
+// summed counts.
+func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, msgs []kafka.Message, stdout, stderr io.Writer) (demoResult, error) {
 	var apps []*app
 	var runs []*stream.Running
 	stop := func() error {
@@ -214,7 +224,14 @@ func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, n
 		apps = append(apps, a)
 		runs = append(runs, stream.Start(ctx, stream.RunnerFunc(a.run)))
 	}
-	err := waitDemoFleet(ctx, addr, cfg.Kafka.Group, apps, n)
+	err := runs[0].WaitFor(ctx, func() bool { return allReady(apps) }, 10*time.Millisecond)
+	if err == nil {
+		start = time.Now()
+		err = produce(ctx, addr, "pages", msgs)
+	}
+	if err == nil {
+		err = waitDemoFleet(ctx, addr, cfg.Kafka.Group, apps, len(msgs))
+	}
 	res := demoResult{elapsed: time.Since(start)}
 	for i, a := range apps {
 		c := a.pipe.Counts()
@@ -223,6 +240,15 @@ func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, n
 	}
 	fmt.Fprintln(stdout)
 	return res, errors.Join(err, stop())
+}
+
+func allReady(apps []*app) bool {
+	for _, a := range apps {
+		if !a.ready() {
+			return false
+		}
+	}
+	return true
 }
 
 // waitDemoFleet waits until the instances have decided n records between them

@@ -21,6 +21,10 @@ type Config struct {
 	// AnswerTimeout is how long a front waits for a shard's answer before it
 	// sends the probe again (harmless: the answer is stored).
 	AnswerTimeout time.Duration `yaml:"answer_timeout"`
+	// ReorderIdle is how long a front holds a record back for its other
+	// input partitions to catch up with its timestamp, so that it probes
+	// in the global order (stream.Deps.ReorderIdle).
+	ReorderIdle time.Duration `yaml:"reorder_idle"`
 	// AnswersRetention is the answer topic's retention.ms at creation.
 	AnswersRetention time.Duration `yaml:"answers_retention"`
 	// Replication is the replication factor of the internal topics at
@@ -39,6 +43,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.AnswerTimeout == 0 {
 		c.AnswerTimeout = 10 * time.Second
+	}
+	if c.ReorderIdle == 0 {
+		c.ReorderIdle = 250 * time.Millisecond
 	}
 	if c.AnswersRetention == 0 {
 		c.AnswersRetention = time.Hour
@@ -66,6 +73,9 @@ func (c Config) Validate() error {
 	}
 	if c.AnswerTimeout < time.Second {
 		bad("index.answer_timeout: must be at least 1s, got %s", c.AnswerTimeout)
+	}
+	if c.ReorderIdle < 0 || c.ReorderIdle > time.Minute {
+		bad("index.reorder_idle: must be in [0, 1m], got %s", c.ReorderIdle)
 	}
 	if c.AnswersRetention < time.Minute {
 		bad("index.answers_retention: must be at least 1m, got %s", c.AnswersRetention)

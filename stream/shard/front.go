@@ -32,7 +32,7 @@ type Front struct {
 	m      *frontMetrics
 
 	mu      sync.Mutex
-	pending map[docKey]*waiting
+	pending map[docKey][]*waiting // a record fetched again after a rebalance can be in flight twice
 	readers map[int]*kafka.Reader
 	ctx     context.Context // the readers'
 	stop    context.CancelFunc
@@ -64,7 +64,7 @@ func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
 			ErrorLogger: kafka.LoggerFunc(func(f string, a ...any) { o.Logger.Warn(fmt.Sprintf(f, a...), zap.String("component", "kafka-go")) }),
 		},
 		m:       newFrontMetrics(o.Registry),
-		pending: make(map[docKey]*waiting),
+		pending: make(map[docKey][]*waiting),
 		readers: make(map[int]*kafka.Reader),
 		ctx:     ctx, stop: stop,
 	}
@@ -159,7 +159,8 @@ func (f *Front) register(a *asked) {
 	defer f.mu.Unlock()
 	a.left = len(a.waits)
 	for _, w := range a.waits {
-		f.pending[docKey{w.doc.Source, w.doc.ContentHash}] = w
+		k := docKey{w.doc.Source, w.doc.ContentHash}
+		f.pending[k] = append(f.pending[k], w)
 	}
 	if a.left == 0 {
 		close(a.done)
@@ -172,7 +173,9 @@ func (f *Front) forget(a *asked) {
 	defer f.mu.Unlock()
 	for _, w := range a.waits {
 		k := docKey{w.doc.Source, w.doc.ContentHash}
-		if f.pending[k] == w {
+		if ws := slices.DeleteFunc(f.pending[k], func(x *waiting) bool { return x == w }); len(ws) > 0 {
+			f.pending[k] = ws
+		} else {
 			delete(f.pending, k)
 		}
 	}
@@ -395,17 +398,25 @@ func (f *Front) readLoop(r *kafka.Reader, p int) {
 	}
 }
 
-// deliver records a shard's answer for a document in flight. Answers for
-// documents not in flight (a replay's, a zombie owner's, another front's
-// on this partition before a rebalance) and repeated answers are ignored.
+// deliver records a shard's answer for a document in flight, in every batch
+// that holds it (a record fetched again after a rebalance may be in two).
+// Answers for documents not in flight (another front's on this partition
+// before a rebalance, a zombie owner's) and repeated answers are ignored.
 func (f *Front) deliver(a *answer) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	w, ok := f.pending[docKey{a.source, a.hash}]
+	ws, ok := f.pending[docKey{a.source, a.hash}]
 	if !ok {
 		f.m.stale.Inc()
 		return
 	}
+	for _, w := range ws {
+		w.record(a)
+	}
+}
+
+// record takes a shard's answer unless that shard has answered already.
+func (w *waiting) record(a *answer) {
 	for r, rt := range w.routes {
 		if rt.shard != a.shard || w.got[r] {
 			continue

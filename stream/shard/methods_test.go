@@ -24,13 +24,14 @@ import (
 // shard server, 4 shards, the embedded broker over TCP — with every sketch
 // method (and drop mode with a duplicates topic, and a state TTL) over
 // generated pages, and the single-instance index over the same input: every
-// record must have an outcome, and the sharded filter must find at least half
+// record must have an outcome, and the sharded filter must find at least 80%
 // of the (copy, original) pairs the single instance finds. The input is a
-// backlog on 3 partitions that the front reads one partition ahead of
-// another, so a copy often reaches the shards before its original, which
-// comes earlier in the global order: such pairs are missed by design
-// (docs/scale-out.md, "One global order"); 60–85% are found here. The
-// multi-process tests are in cmd/dedupstream.
+// backlog on 3 partitions, which kafka-go fetches one partition ahead of
+// another; the front's reorder buffer hands records on in the global order,
+// but a copy that still reaches the shards before its earlier original is a
+// pair missed by design (docs/scale-out.md, "One global order"): 85–100% are
+// found here (60–85% without the buffer). The multi-process tests are in
+// cmd/dedupstream.
 func TestEveryMethodSharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the filter over the embedded broker for each method")
@@ -115,8 +116,8 @@ func compareWithSingle(t *testing.T, m lsh.Method, pages []gen.Page, mode stream
 		both += btoi(fs[id])
 	}
 	t.Logf("%s: pairs found: sharded %d, single instance %d, both %d", m.Version(), len(fs), len(f1), both)
-	if len(f1) == 0 || float64(both) < 0.5*float64(len(f1)) {
-		t.Errorf("sharded found %d of the single instance's %d pairs, want at least half", both, len(f1))
+	if len(f1) == 0 || float64(both) < 0.8*float64(len(f1)) {
+		t.Errorf("sharded found %d of the single instance's %d pairs, want at least 80%%", both, len(f1))
 	}
 }
 
@@ -132,7 +133,7 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 	cfg.Batch.Size = 64
 	cfg.EnsureDefaults()
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	deps := stream.Deps{Logger: log, Cleaner: clean.New(clean.Options{}), Method: m}
+	deps := stream.Deps{Logger: log, Cleaner: clean.New(clean.Options{}), Method: m, ReorderIdle: 250 * time.Millisecond}
 	so := state.Options{Dir: t.TempDir(), TTL: ttl}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

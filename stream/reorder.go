@@ -1,0 +1,124 @@
+package stream
+
+import (
+	"cmp"
+	"context"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// reorder hands a sharded front's records on in the global order across the
+// input partitions it reads, as Kafka Streams picks the record with the
+// smallest timestamp among a task's partitions (max.task.idle.ms): kafka-go
+// delivers each partition's fetches in runs, so a backlog read one partition
+// ahead of another would reach the shards out of order, and a copy that
+// arrives before its earlier original is a pair missed. A record is released
+// once every partition seen lately has a later record buffered or has
+// nothing more to read (caught up to its high watermark), or once it has
+// waited idle. Each partition's records keep their offset order, so commits
+// are unaffected. It is used by one goroutine.
+type reorder struct {
+	idle   time.Duration
+	queues map[int]*partitionQueue
+	n      int // records buffered
+}
+
+type partitionQueue struct {
+	msgs       []kafka.Message
+	arrived    []time.Time // when each buffered record was fetched
+	caughtUp   bool        // the last record fetched was at the high watermark
+	emptySince time.Time   // when the queue last became empty
+}
+
+func newReorder(idle time.Duration) *reorder {
+	return &reorder{idle: idle, queues: make(map[int]*partitionQueue)}
+}
+
+func (r *reorder) add(m kafka.Message, now time.Time) {
+	q := r.queues[m.Partition]
+	if q == nil {
+		q = &partitionQueue{}
+		r.queues[m.Partition] = q
+	}
+	q.msgs = append(q.msgs, m)
+	q.arrived = append(q.arrived, now)
+	q.caughtUp = m.HighWaterMark <= m.Offset+1
+	r.n++
+}
+
+// release appends up to max records, in the global order, that may go now.
+func (r *reorder) release(dst []kafka.Message, max int, now time.Time) []kafka.Message {
+	for len(dst) < max {
+		head := r.earliest()
+		if head == nil || !r.mayRelease(head, now) {
+			break
+		}
+		dst = append(dst, head.msgs[0])
+		head.msgs, head.arrived = head.msgs[1:], head.arrived[1:]
+		if len(head.msgs) == 0 {
+			head.emptySince = now
+		}
+		r.n--
+	}
+	return dst
+}
+
+// earliest is the queue whose head comes first in the global order.
+func (r *reorder) earliest() *partitionQueue {
+	var best *partitionQueue
+	for _, q := range r.queues {
+		if len(q.msgs) > 0 && (best == nil || compareMessages(&q.msgs[0], &best.msgs[0]) < 0) {
+			best = q
+		}
+	}
+	return best
+}
+
+// mayRelease reports whether head's first record may go: no partition that
+// may still deliver an earlier record is empty, or it has waited idle. A
+// partition empty for longer than idle (revoked, or quiet) is forgotten.
+func (r *reorder) mayRelease(head *partitionQueue, now time.Time) bool {
+	if now.Sub(head.arrived[0]) >= r.idle {
+		return true
+	}
+	for p, q := range r.queues {
+		if len(q.msgs) > 0 || q.caughtUp {
+			continue
+		}
+		if now.Sub(q.emptySince) >= r.idle {
+			delete(r.queues, p)
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+func compareMessages(a, b *kafka.Message) int {
+	return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset))
+}
+
+// fetchOrdered is fetch for a sharded front: it gathers records for up to
+// batch.linger (waiting for one if none is buffered) and returns up to a
+// batch of them in the global order.
+func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
+	r := p.order
+	if r.n == 0 {
+		m, err := p.reader.FetchMessage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.add(m, time.Now())
+	}
+	linger, cancel := context.WithTimeout(ctx, p.cfg.Batch.Linger)
+	defer cancel()
+	for r.n < 2*p.cfg.Batch.Size {
+		m, err := p.reader.FetchMessage(linger)
+		if err != nil {
+			break // linger over, or ctx cancelled: release what may go
+		}
+		r.add(m, time.Now())
+	}
+	return r.release(make([]kafka.Message, 0, p.cfg.Batch.Size), p.cfg.Batch.Size, time.Now()), nil
+}
