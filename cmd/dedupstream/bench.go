@@ -46,6 +46,7 @@ type benchOptions struct {
 	instances int  // 0: the in-process filter run
 	shards    int  // index.shards of the fleet
 	pin       int  // pin instance i to CPU i mod pin (taskset); 0: no pinning
+	rebuild   bool // then time a fresh instance rebuilding every shard from the probe log
 	contain   bool // sketch.contain
 }
 
@@ -171,6 +172,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
 	fs.IntVar(&o.instances, "instances", 0, "run the filter as this many 'dedupstream run' processes of one group (fleet mode; no latency mode) instead of in process")
 	fs.IntVar(&o.shards, "index-shards", 0, "index.shards of the fleet's instances (0: the single-instance index, for --instances 1)")
+	fs.BoolVar(&o.rebuild, "rebuild", false, "fleet mode with --index-shards: then time a fresh instance (empty state) rebuilding every shard from the probe log")
 	fs.IntVar(&o.pin, "pin", 0, "fleet mode: pin instance i to CPU i mod N with taskset (0: no pinning)")
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -23,12 +24,14 @@ import (
 // fleetRun is one measured run of the filter as separate processes.
 type fleetRun struct {
 	instances, shards int
+	pin               int           // CPUs the instances were pinned to (taskset), 0: none
 	elapsed           time.Duration // from the first start until the group committed the whole input
 	cpu               time.Duration // user + system CPU of every instance, summed
 	maxRSS            int64         // the largest instance's peak RSS
 	stateB            int64         // every instance's state directory, summed
 	probesB, answersB int64         // key + value bytes written to the internal topics
 	records           int64
+	rebuild           time.Duration // a fresh instance's time to rebuild every shard from the probe log; 0: not measured
 }
 
 // runFleet runs the filter as o.instances "dedupstream run" processes of one
@@ -47,7 +50,7 @@ func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, erro
 	}
 	defer os.RemoveAll(root)
 	group := "bench-fleet-" + strconv.FormatInt(time.Now().UnixNano(), 36)
-	r := &fleetRun{instances: o.instances, shards: o.shards}
+	r := &fleetRun{instances: o.instances, shards: o.shards, pin: o.pin}
 	start := time.Now()
 	var procs []*exec.Cmd
 	defer func() {
@@ -82,8 +85,41 @@ func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, erro
 		if r.probesB, err = topicBytes(ctx, addr, shard.ProbesTopic(group)); err == nil {
 			r.answersB, err = topicBytes(ctx, addr, shard.AnswersTopic(group))
 		}
+		if err == nil && o.rebuild {
+			r.rebuild, err = rebuildTime(ctx, exe, addr, group, filepath.Join(root, "rebuild"), o)
+		}
 	}
 	return r, err
+}
+
+// rebuildTime starts one instance with an empty state directory, alone in the
+// stopped group, and measures until it logs every shard serving: the time to
+// rebuild all o.shards shards by replaying the probe log.
+func rebuildTime(ctx context.Context, exe, addr, group, dir string, o benchOptions) (time.Duration, error) {
+	one := o
+	one.instances = 1
+	p := fleetProcess(exe, addr, group, dir, 0, one)
+	p.Env = append(p.Env, "DEDUPSTREAM_LOG_LEVEL=info")
+	logs, err := p.StderrPipe()
+	if err != nil {
+		return 0, err
+	}
+	p.Stderr = nil
+	start := time.Now()
+	if err := p.Start(); err != nil {
+		return 0, err
+	}
+	defer stopFleetProcess(p) //nolint:errcheck // measured already
+	serving := 0
+	sc := bufio.NewScanner(logs)
+	for sc.Scan() {
+		if strings.Contains(sc.Text(), `"msg":"shard serving"`) {
+			if serving++; serving == o.shards {
+				return time.Since(start), nil
+			}
+		}
+	}
+	return 0, fmt.Errorf("rebuilding instance stopped after %d of %d shards serving: %v", serving, o.shards, sc.Err())
 }
 
 func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd {
@@ -217,7 +253,10 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	if pass != nil {
 		fmt.Fprintf(w, "\nthroughput ratio fleet/passthrough: %.2f\n", pass.elapsed.Seconds()/s)
 	}
-	fmt.Fprintf(w, "fleet instances=%d shards=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f\n",
-		r.instances, r.shards, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
-		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB))
+	if r.rebuild > 0 {
+		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of probe log) in %.2f s\n", r.shards, float64(r.probesB)/1e6, r.rebuild.Seconds())
+	}
+	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f rebuild_s=%.2f\n",
+		r.instances, r.shards, r.pin, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
+		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.rebuild.Seconds())
 }
