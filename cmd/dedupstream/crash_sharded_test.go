@@ -1,12 +1,15 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 var shardedKills = flag.Int("sharded-kills", 0, "TestSIGKILLSharded: SIGKILLs of instances (0: the CI default, shardedKillsCI)")
@@ -51,7 +54,7 @@ func TestSIGKILLSharded(t *testing.T) {
 		}
 	}
 	killed := time.Since(start)
-	waitDrained(t, c.addr, crashGroup, "pages", 3*time.Minute)
+	fleet.waitDrained(3 * time.Minute)
 	rebuilt := 0
 	for _, p := range fleet.procs {
 		stopProc(t, p)
@@ -107,6 +110,28 @@ func (f *shardedFleet) killOne(d time.Duration) {
 	}
 	f.dead = append(f.dead, p)
 	f.procs[i] = startProc(c.t, c.bin, f.env(f.dirs[i]), "run")
+}
+
+// waitDrained waits until the group has committed the whole input, and on
+// failure shows what each running instance logged last.
+func (f *shardedFleet) waitDrained(d time.Duration) {
+	t := f.c.t
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	for {
+		lag, err := embedded.GroupLag(ctx, f.c.addr, crashGroup, "pages")
+		if err == nil && lag == 0 {
+			return
+		}
+		if ctx.Err() != nil {
+			for i, p := range f.procs {
+				t.Logf("instance %d:\n%s", i, tail(p.out.String(), 6000))
+			}
+			t.Fatalf("group %s still %d records behind after %s (%v)", crashGroup, lag, d, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 // rebuilds counts the shards a process opened with no local copy after some
