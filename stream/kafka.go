@@ -32,6 +32,11 @@ func newReader(cfg Config, sec Security, log *zap.Logger, member *membership) *k
 		CommitInterval:    0, // synchronous commits: the offset is marked only after state is written
 		StartOffset:       start,
 		SessionTimeout:    cfg.Kafka.SessionTimeout,
+		// A member that died is waited for this long in a rebalance. kafka-go's
+		// default, 30s, is longer than its own JoinGroup read deadline allows
+		// once several members rejoin at different times: with members
+		// SIGKILLed in turn the group never settled (TestSIGKILLSharded).
+		RebalanceTimeout:  cfg.Kafka.SessionTimeout,
 		HeartbeatInterval: cfg.Kafka.SessionTimeout / 10,
 		JoinGroupBackoff:  cfg.Kafka.SessionTimeout / 10,
 		Logger:            member.follow(kafkaLogger(log.Debug)),
