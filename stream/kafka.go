@@ -21,17 +21,17 @@ func newReader(cfg Config, sec Security, log *zap.Logger, member *membership) *k
 		start = kafka.LastOffset
 	}
 	return kafka.NewReader(kafka.ReaderConfig{
-		Brokers:           cfg.Kafka.Brokers,
-		GroupID:           cfg.Kafka.Group,
-		Topic:             cfg.Kafka.Input,
-		Dialer:            sec.dialer(cfg.Kafka.ClientID),
-		MinBytes:          1,
-		MaxBytes:          16 << 20,
-		MaxWait:           100 * time.Millisecond,
-		QueueCapacity:     cfg.Batch.Size,
-		CommitInterval:    0, // synchronous commits: the offset is marked only after state is written
-		StartOffset:       start,
-		SessionTimeout:    cfg.Kafka.SessionTimeout,
+		Brokers:        cfg.Kafka.Brokers,
+		GroupID:        cfg.Kafka.Group,
+		Topic:          cfg.Kafka.Input,
+		Dialer:         sec.dialer(cfg.Kafka.ClientID),
+		MinBytes:       1,
+		MaxBytes:       16 << 20,
+		MaxWait:        100 * time.Millisecond,
+		QueueCapacity:  cfg.Batch.Size,
+		CommitInterval: 0, // synchronous commits: the offset is marked only after state is written
+		StartOffset:    start,
+		SessionTimeout: cfg.Kafka.SessionTimeout,
 		// A member that died is waited for this long in a rebalance. kafka-go's
 		// default, 30s, is longer than its own JoinGroup read deadline allows
 		// once several members rejoin at different times: with members
