@@ -30,6 +30,7 @@ type fleetRun struct {
 	maxRSS            int64         // the largest instance's peak RSS
 	stateB            int64         // every instance's state directory, summed
 	probesB, answersB int64         // key + value bytes written to the internal topics
+	balance           float64       // probe records in the fullest shard over the mean (1: even)
 	records           int64
 	rebuild           time.Duration // a fresh instance's time to rebuild every shard from the probe log; 0: not measured
 }
@@ -82,8 +83,10 @@ func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, erro
 	r.stateB = dirSize(root)
 	r.records = int64(o.docs)
 	if o.shards > 0 {
-		if r.probesB, err = topicBytes(ctx, addr, shard.ProbesTopic(group)); err == nil {
-			r.answersB, err = topicBytes(ctx, addr, shard.AnswersTopic(group))
+		var perShard []int64
+		if r.probesB, perShard, err = topicBytes(ctx, addr, shard.ProbesTopic(group)); err == nil {
+			r.balance = maxOverMean(perShard)
+			r.answersB, _, err = topicBytes(ctx, addr, shard.AnswersTopic(group))
 		}
 		if err == nil && o.rebuild {
 			r.rebuild, err = rebuildTime(ctx, exe, addr, group, filepath.Join(root, "rebuild"), o)
@@ -183,29 +186,43 @@ func stopFleetProcess(p *exec.Cmd) error {
 }
 
 // topicBytes sums the key and value bytes of every record of topic, reading
-// each partition from its first offset to its end.
-func topicBytes(ctx context.Context, addr, topic string) (int64, error) {
+// each partition from its first offset to its end, and counts the records of
+// each partition.
+func topicBytes(ctx context.Context, addr, topic string) (int64, []int64, error) {
 	conn, err := kafka.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	parts, err := conn.ReadPartitions(topic)
 	conn.Close()
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
 	var n int64
-	for _, p := range parts {
-		b, err := partitionBytes(ctx, addr, topic, p.ID)
+	records := make([]int64, len(parts))
+	for i, p := range parts {
+		b, err := partitionBytes(ctx, addr, topic, p.ID, &records[i])
 		if err != nil {
-			return n, fmt.Errorf("read %s partition %d: %w", topic, p.ID, err)
+			return n, nil, fmt.Errorf("read %s partition %d: %w", topic, p.ID, err)
 		}
 		n += b
 	}
-	return n, nil
+	return n, records, nil
 }
 
-func partitionBytes(ctx context.Context, addr, topic string, partition int) (int64, error) {
+// maxOverMean is the largest count over the mean count.
+func maxOverMean(counts []int64) float64 {
+	var sum, top int64
+	for _, c := range counts {
+		sum, top = sum+c, max(top, c)
+	}
+	if sum == 0 {
+		return 0
+	}
+	return float64(top) * float64(len(counts)) / float64(sum)
+}
+
+func partitionBytes(ctx context.Context, addr, topic string, partition int, records *int64) (int64, error) {
 	conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, partition)
 	if err != nil {
 		return 0, err
@@ -215,6 +232,7 @@ func partitionBytes(ctx context.Context, addr, topic string, partition int) (int
 	if err != nil {
 		return 0, err
 	}
+	*records = last - first
 	var n int64
 	for off := first; off < last; {
 		if _, err := conn.Seek(off, kafka.SeekAbsolute); err != nil {
@@ -256,7 +274,7 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	if r.rebuild > 0 {
 		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of probe log) in %.2f s\n", r.shards, float64(r.probesB)/1e6, r.rebuild.Seconds())
 	}
-	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f rebuild_s=%.2f\n",
+	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f\n",
 		r.instances, r.shards, r.pin, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
-		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.rebuild.Seconds())
+		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.balance, r.rebuild.Seconds())
 }
