@@ -55,6 +55,7 @@ func TestSIGKILLSharded(t *testing.T) {
 	}
 	killed := time.Since(start)
 	fleet.waitDrained(3 * time.Minute)
+	waitAllReady(t, fleet.procs, time.Minute) // a just-restarted one handles SIGTERM once up
 	rebuilt := 0
 	for _, p := range fleet.procs {
 		stopProc(t, p)
