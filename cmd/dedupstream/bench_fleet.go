@@ -103,11 +103,11 @@ func rebuildTime(ctx context.Context, exe, addr, group, dir string, o benchOptio
 	one.instances = 1
 	p := fleetProcess(exe, addr, group, dir, 0, one)
 	p.Env = append(p.Env, "DEDUPSTREAM_LOG_LEVEL=info")
+	p.Stderr = nil
 	logs, err := p.StderrPipe()
 	if err != nil {
 		return 0, err
 	}
-	p.Stderr = nil
 	start := time.Now()
 	if err := p.Start(); err != nil {
 		return 0, err
