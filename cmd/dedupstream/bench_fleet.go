@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -75,9 +74,8 @@ func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, erro
 		if err := stopFleetProcess(p); err != nil {
 			return nil, fmt.Errorf("instance %d: %w", i, err)
 		}
-		ru := p.ProcessState.SysUsage().(*syscall.Rusage)
-		r.cpu += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-		r.maxRSS = max(r.maxRSS, ru.Maxrss*1024)
+		r.cpu += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
+		r.maxRSS = max(r.maxRSS, childPeakRSS(p.ProcessState))
 	}
 	procs = nil
 	r.stateB = dirSize(root)
@@ -171,7 +169,7 @@ func waitCommitted(ctx context.Context, addr, group string, procs []*exec.Cmd) e
 }
 
 func stopFleetProcess(p *exec.Cmd) error {
-	if err := p.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := p.Process.Signal(stopSignal); err != nil {
 		return err
 	}
 	done := make(chan error, 1)

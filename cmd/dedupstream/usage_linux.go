@@ -8,6 +8,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 )
 
 // resetPeakRSS restarts the kernel's peak-RSS counter (VmHWM) for this process.
@@ -34,3 +35,15 @@ func procStatus(field string) int64 {
 	}
 	return 0
 }
+
+// childPeakRSS is the peak resident memory of an exited child process, in
+// bytes (Linux reports ru_maxrss in KiB).
+func childPeakRSS(ps *os.ProcessState) int64 {
+	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
+		return ru.Maxrss * 1024
+	}
+	return 0
+}
+
+// stopSignal asks a child filter to drain and stop.
+var stopSignal os.Signal = syscall.SIGTERM
