@@ -50,7 +50,7 @@ func appendProbe(dst []byte, p *probe) []byte {
 	dst = append(dst, wireVersion, kindProbe)
 	dst = binary.AppendUvarint(dst, uint64(p.reply))
 	dst = appendString(dst, d.Source)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(d.Time.UnixNano()))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(unixNano(d.Time)))
 	dst = binary.BigEndian.AppendUint64(dst, d.ContentHash)
 	dst = appendString(appendString(dst, d.ID), d.URL)
 	dst = binary.AppendUvarint(dst, uint64(len(d.Bands)))
@@ -80,12 +80,17 @@ func appendDecision(dst []byte, d *stream.Decision) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Similarity)))
 	dst = binary.BigEndian.AppendUint64(dst, d.Cluster)
 	dst = appendString(dst, d.Of)
-	var at int64
-	if !d.OfTime.IsZero() {
-		at = d.OfTime.UnixNano()
-	}
-	dst = binary.BigEndian.AppendUint64(dst, uint64(at))
+	dst = binary.BigEndian.AppendUint64(dst, uint64(unixNano(d.OfTime)))
 	return appendString(dst, d.OfSource)
+}
+
+// unixNano encodes a time as its Unix nanoseconds, the zero time as 0
+// (reader.time decodes 0 as the zero time).
+func unixNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
 }
 
 func appendString(dst []byte, s string) []byte {
