@@ -83,4 +83,5 @@ func FuzzDecodeLogRecord(f *testing.F) {
 		if err != nil || k2 != kind || !bytes.Equal(encode(k2, p2, f2), once) {
 			t.Fatalf("re-encoding is not stable: %v", err)
 		}
-	})}
+	})
+}
