@@ -124,7 +124,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	if d.Index != nil {
 		p.dec = newDecider(d.Index, d.Method, DeciderOptions{Containment: d.Containment}, p.m)
 	} else {
-		p.order = newReorder(d.ReorderIdle)
+		p.order = newReorder(d.ReorderIdle, 8*cfg.Batch.Size)
 	}
 	p.pool.New = func() any { return new(scratch) }
 	p.afterStage = d.AfterStage

@@ -20,6 +20,7 @@ import (
 // are unaffected. It is used by one goroutine.
 type reorder struct {
 	idle   time.Duration
+	limit  int // records buffered at most; past it the earliest goes regardless
 	queues map[int]*partitionQueue
 	n      int // records buffered
 }
@@ -31,8 +32,8 @@ type partitionQueue struct {
 	emptySince time.Time   // when the queue last became empty
 }
 
-func newReorder(idle time.Duration) *reorder {
-	return &reorder{idle: idle, queues: make(map[int]*partitionQueue)}
+func newReorder(idle time.Duration, limit int) *reorder {
+	return &reorder{idle: idle, limit: limit, queues: make(map[int]*partitionQueue)}
 }
 
 func (r *reorder) add(m kafka.Message, now time.Time) {
@@ -79,7 +80,7 @@ func (r *reorder) earliest() *partitionQueue {
 // may still deliver an earlier record is empty, or it has waited idle. A
 // partition empty for longer than idle (revoked, or quiet) is forgotten.
 func (r *reorder) mayRelease(head *partitionQueue, now time.Time) bool {
-	if now.Sub(head.arrived[0]) >= r.idle {
+	if now.Sub(head.arrived[0]) >= r.idle || r.n >= r.limit {
 		return true
 	}
 	for p, q := range r.queues {
@@ -101,7 +102,9 @@ func compareMessages(a, b *kafka.Message) int {
 
 // fetchOrdered is fetch for a sharded front: it gathers records for up to
 // batch.linger (waiting for one if none is buffered) and returns up to a
-// batch of them in the global order.
+// batch of them in the global order. While none may go yet it keeps fetching
+// (the records a lagging partition owes may be queued behind others) until
+// one may, rather than spin.
 func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
 	r := p.order
 	if r.n == 0 {
@@ -111,14 +114,27 @@ func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
 		}
 		r.add(m, time.Now())
 	}
-	linger, cancel := context.WithTimeout(ctx, p.cfg.Batch.Linger)
+	p.gather(ctx, p.cfg.Batch.Linger, 2*p.cfg.Batch.Size)
+	out := make([]kafka.Message, 0, p.cfg.Batch.Size)
+	for ctx.Err() == nil {
+		if out = r.release(out, p.cfg.Batch.Size, time.Now()); len(out) > 0 {
+			break
+		}
+		p.gather(ctx, r.idle/10, r.limit) // nothing may go yet: read on, a little at a time
+	}
+	return out, nil
+}
+
+// gather adds fetched records to the reorder buffer for up to d, or until
+// it holds n.
+func (p *Pipeline) gather(ctx context.Context, d time.Duration, n int) {
+	linger, cancel := context.WithTimeout(ctx, d)
 	defer cancel()
-	for r.n < 2*p.cfg.Batch.Size {
+	for p.order.n < n {
 		m, err := p.reader.FetchMessage(linger)
 		if err != nil {
-			break // linger over, or ctx cancelled: release what may go
+			return // time up, or ctx cancelled
 		}
-		r.add(m, time.Now())
+		p.order.add(m, time.Now())
 	}
-	return r.release(make([]kafka.Message, 0, p.cfg.Batch.Size), p.cfg.Batch.Size, time.Now()), nil
 }
