@@ -218,7 +218,7 @@ func (d *Decider) match(v *batchView, doc *state.Doc) (Decision, *state.Doc, err
 	if err != nil {
 		return Decision{}, nil, err
 	}
-	return d.near(doc, cands)
+	return d.near(v, doc, cands)
 }
 
 // matchGlobal is match in the global order: among the candidates that come
@@ -248,7 +248,7 @@ func (d *Decider) matchGlobal(v *batchView, doc *state.Doc) (Decision, *state.Do
 			return Decision{Verdict: ExactDuplicate, Similarity: 1}, &orig, nil
 		}
 	}
-	return d.near(doc, cands)
+	return d.near(v, doc, cands)
 }
 
 // matches reports whether doc is an exact copy or a verified match of c, a
@@ -280,8 +280,9 @@ func (d *Decider) candidates(v *batchView, doc *state.Doc) ([]state.Doc, error) 
 // calls near (for the set sketches: estimated resemblance ≥ threshold) or,
 // when the Method estimates containment, that holds at least the containment
 // threshold of this document.
-func (d *Decider) near(doc *state.Doc, cands []state.Doc) (Decision, *state.Doc, error) {
+func (d *Decider) near(v *batchView, doc *state.Doc, cands []state.Doc) (Decision, *state.Doc, error) {
 	for i := range cands {
+		v.stats.Candidates++
 		est, err := d.method.Compare(doc.Sketch, cands[i].Sketch)
 		if err != nil {
 			return Decision{}, nil, fmt.Errorf("candidate %d: %w", cands[i].Seq, err)

@@ -58,7 +58,13 @@ func minhash(t *testing.T) lsh.Method {
 // server does, and returns the decisions in order.
 func decideAll(t *testing.T, d *Decider, st *state.Store, docs []state.Doc, size int) []Decision {
 	t.Helper()
-	var out []Decision
+	out, _ := decideCounting(t, d, st, docs, size)
+	return out
+}
+
+// decideCounting is decideAll that also returns the candidates verified.
+func decideCounting(t *testing.T, d *Decider, st *state.Store, docs []state.Doc, size int) (out []Decision, verified int) {
+	t.Helper()
 	for lo := 0; lo < len(docs); lo += size {
 		dec, err := d.DecideBatch(docs[lo:min(lo+size, len(docs))])
 		if err != nil {
@@ -69,8 +75,9 @@ func decideAll(t *testing.T, d *Decider, st *state.Store, docs []state.Doc, size
 		}
 		d.Retire(dec)
 		out = append(out, dec.Decisions...)
+		verified += dec.Stats.Candidates
 	}
-	return out
+	return out, verified
 }
 
 // TestDeciderContract checks contract 2 on the Decider alone, over an
@@ -85,7 +92,10 @@ func TestDeciderContract(t *testing.T) {
 	var first []Decision
 	for _, size := range []int{1, 3, 20} {
 		st := memStore(t, m, false)
-		got := decideAll(t, NewDecider(st, m, DeciderOptions{}), st, docs, size)
+		got, verified := decideCounting(t, NewDecider(st, m, DeciderOptions{}), st, docs, size)
+		if verified < len(docs)/2 {
+			t.Errorf("batch %d: %d candidates verified, want one at least per near-copy (%d)", size, verified, len(docs)/2)
+		}
 		for i, g := range got {
 			want := Unique
 			if i%2 == 1 {
