@@ -131,20 +131,8 @@ func streamGenerated(t *testing.T, n int, seed uint64, group, method string) (Co
 // readTopic reads every record of topic, failing the test on an error.
 func readTopic(t *testing.T, addr, topic string) []kafka.Message {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	msgs, err := embedded.ReadAll(ctx, addr, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return msgs
+	return streamtest.ReadTopic(t, addr, topic)
 }
 
 // headerMap is the headers of m by key.
-func headerMap(m kafka.Message) map[string]string {
-	h := make(map[string]string, len(m.Headers))
-	for _, hd := range m.Headers {
-		h[hd.Key] = string(hd.Value)
-	}
-	return h
-}
+func headerMap(m kafka.Message) map[string]string { return streamtest.Headers(m) }

@@ -172,7 +172,7 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 		served <- nil
 	}
 	run := stream.Start(context.Background(), p)
-	n := int64(len(readAll(t, addr, "pages")))
+	n := int64(len(streamtest.ReadTopic(t, addr, "pages")))
 	waitErr := run.WaitFor(ctx, func() bool { return p.Counts().Records >= n }, 10*time.Millisecond)
 	runErr := run.Stop()
 	stopServe()
@@ -181,34 +181,15 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 	}
 	out := make(map[string]map[string]string)
 	for _, topic := range []string{output, dups} {
-		for _, msg := range readAll(t, addr, topic) {
+		for _, msg := range streamtest.ReadTopic(t, addr, topic) {
 			if _, ok := out[string(msg.Key)]; !ok {
-				out[string(msg.Key)] = headers(msg)
+				out[string(msg.Key)] = streamtest.Headers(msg)
 			}
 
 		}
 	}
-	if mode == stream.ModeDrop && len(readAll(t, addr, dups)) == 0 {
+	if mode == stream.ModeDrop && len(streamtest.ReadTopic(t, addr, dups)) == 0 {
 		t.Errorf("drop mode wrote nothing to the duplicates topic %s", dups)
 	}
 	return out
-}
-
-func readAll(t *testing.T, addr, topic string) []kafka.Message {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	msgs, err := embedded.ReadAll(ctx, addr, topic)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return msgs
-}
-
-func headers(m kafka.Message) map[string]string {
-	h := make(map[string]string, len(m.Headers))
-	for _, hd := range m.Headers {
-		h[hd.Key] = string(hd.Value)
-	}
-	return h
 }

@@ -105,3 +105,25 @@ func Page(id, url, html string) kafka.Message {
 	}
 	return kafka.Message{Key: []byte(id), Value: v}
 }
+
+// ReadTopic reads every record of topic on the broker at addr, failing the
+// test on an error.
+func ReadTopic(t testing.TB, addr, topic string) []kafka.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	msgs, err := embedded.ReadAll(ctx, addr, topic)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return msgs
+}
+
+// Headers is the headers of m by key.
+func Headers(m kafka.Message) map[string]string {
+	h := make(map[string]string, len(m.Headers))
+	for _, hd := range m.Headers {
+		h[hd.Key] = string(hd.Value)
+	}
+	return h
+}
