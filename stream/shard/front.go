@@ -220,17 +220,29 @@ func (a *asked) inOrder() []*waiting {
 // send writes records to the probe topic and waits for the acknowledgement,
 // retrying with backoff until written or ctx ends.
 func (f *Front) send(ctx context.Context, msgs []kafka.Message) error {
+	err := writeAll(ctx, f.writer, msgs, func(err error) {
+		f.log.Warn("write to the probe topic failed, retrying", zap.Int("records", len(msgs)), zap.Error(err))
+	})
+	if err != nil {
+		return fmt.Errorf("probes abandoned at shutdown; the batch will be replayed: %w", err)
+	}
+	f.m.probes.Add(float64(len(msgs)))
+	return nil
+}
+
+// writeAll writes msgs with w and waits for the acknowledgement, retrying
+// with backoff (reporting each failure to failed) until written or ctx ends.
+func writeAll(ctx context.Context, w *kafka.Writer, msgs []kafka.Message, failed func(error)) error {
 	backoff := 100 * time.Millisecond
 	for len(msgs) > 0 {
-		err := f.writer.WriteMessages(ctx, msgs...)
+		err := w.WriteMessages(ctx, msgs...)
 		if err == nil {
-			f.m.probes.Add(float64(len(msgs)))
 			return nil
 		}
-		f.log.Warn("write to the probe topic failed, retrying", zap.Int("records", len(msgs)), zap.Error(err))
+		failed(err)
 		select {
 		case <-ctx.Done():
-			return errors.Join(errors.New("probes abandoned at shutdown; the batch will be replayed"), err)
+			return errors.Join(ctx.Err(), err)
 		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 10*time.Second)

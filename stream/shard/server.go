@@ -378,26 +378,17 @@ func (r *shardRun) applyFinal(f *final) error {
 }
 
 // writeAnswers writes answers and waits for the acknowledgement, retrying
-// until written or ctx ends.
+// until written or ctx ends. When the generation ends first it returns the
+// error and nothing is committed, so the next owner answers these probes
+// again from the committed offset.
 func (r *shardRun) writeAnswers(ctx context.Context, msgs []kafka.Message) error {
-	backoff := 100 * time.Millisecond
-	for len(msgs) > 0 {
-		err := r.s.writer.WriteMessages(ctx, msgs...)
-		if err == nil {
-			r.s.m.answered.WithLabelValues(r.label).Add(float64(len(msgs)))
-			return nil
-		}
+	err := writeAll(ctx, r.s.writer, msgs, func(err error) {
 		r.s.o.Logger.Warn("write answers failed, retrying", zap.Int("shard", r.id), zap.Error(err))
-		select {
-		case <-ctx.Done():
-			// The generation ended: commit nothing, so the next owner
-			// answers these probes again from the committed offset.
-			return ctx.Err()
-		case <-time.After(backoff):
-		}
-		backoff = min(2*backoff, 10*time.Second)
+	})
+	if err == nil {
+		r.s.m.answered.WithLabelValues(r.label).Add(float64(len(msgs)))
 	}
-	return nil
+	return err
 }
 
 // compile-time check that the front is what the pipeline needs.
