@@ -18,7 +18,9 @@
 //	'm' name                          → metadata: "format" (uint64 layout version),
 //	                                    "sketch" (sketch version string), "seq"
 //	                                    (next sequence number, uint64), "docs"
-//	                                    (records written, uint64)
+//	                                    (records written, uint64), "applied" (a
+//	                                    shard's next probe-log offset, uint64;
+//	                                    written by Apply only)
 //	'd' seq(8)                        → document record (see below)
 //	'i' uvarint(len(rk)) rk hash(8)   → seq(8): replay lookup by replay key and
 //	                                    content hash; rk is Doc.Source, or Doc.ID
@@ -76,7 +78,10 @@
 // # Records
 //
 // A document record is version byte 1 followed by fixed fields and then
-// length-prefixed strings; the sketch is the remainder of the value:
+// length-prefixed strings; the sketch is the remainder of the value. Version 2,
+// written only for documents that name their original's place in the global
+// order (the shards of the sharded index: Doc.OfTime, Doc.OfSource), adds the
+// original's time at [38:46] and its source as a fifth string:
 //
 //	[0]      version (1)
 //	[1]      verdict
@@ -93,6 +98,11 @@
 // by the store therefore have Bands == nil.
 //
 // # Crash safety
+//
+// Apply (a shard of the sharded index) is Put plus the log position: the
+// "applied" offset goes into the transaction that stores the last document, so
+// a crash leaves a prefix of the documents and the old position, and re-reading
+// the log from there finds the stored prefix as replays.
 //
 // Put writes each document's record, replay key, hash posting and band postings in
 // one Badger transaction, and a transaction is atomic across a crash. A batch too
