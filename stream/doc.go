@@ -6,4 +6,11 @@
 // for the broker's acknowledgement, write state, then commit the input offsets. A
 // crash anywhere in that sequence replays the batch, and replayed records get the
 // verdict they were given the first time (see Decider).
+//
+// The index behind the decisions is either a local one (Index, a state.Store)
+// or the band-sharded index that several instances share (Sharded, implemented
+// by stream/shard): then the pipeline is the front, hands records on in the
+// global order of Before across its partitions (reorder), sends each batch's
+// probes and joins the shards' answers, and settles the verdicts with the
+// shards after the output is acknowledged.
 package stream
