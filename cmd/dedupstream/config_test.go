@@ -101,7 +101,7 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	f("log:\n  format: xml\n", "", "log.format")
 	f("state:\n  max_bucket: -3\n", "", "state.max_bucket")
 	f("index:\n  shards: -1\n", "", "index.shards")
-	f("index:\n  shards: 4\n  standbys: 1\n", "", "index.standbys")
+	f("index:\n  shards: 4\n  standbys: 9\n", "", "index.standbys")
 	f("index:\n  shards: 4\nrecord:\n  enabled: true\n", "", "record.enabled")
 	f("index:\n  shards: 4\nstate:\n  dir: \"\"\n  in_memory: true\n", "", "state.in_memory")
 	f("sketch:\n  verify:\n    method: simhash\n", "", "sketch.verify.method")

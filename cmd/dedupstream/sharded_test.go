@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -181,4 +182,55 @@ func recordsDecided(p *proc) int {
 	}
 	n, _ := strconv.Atoi(m[1])
 	return n
+}
+
+// TestShardedStandbyFailover runs three instances with index.standbys 1 and
+// SIGKILLs one after the first half of the input: its shards must move to the
+// members that kept warm copies — reopened from their own stores, none rebuilt
+// from the start of the probe log — and the second half must be decided with
+// every record forwarded once at least. It logs the failover time.
+func TestShardedStandbyFailover(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs three filter processes and a broker process")
+	}
+	in := reutersInput(t, 200)
+	bin := buildBinary(t)
+	addr := brokerProc(t, bin, 4)
+	var procs []*proc
+	for range 3 {
+		procs = append(procs, startProc(t, bin, shardedEnv(addr, t.TempDir(), 8, "DEDUPSTREAM_INDEX_STANDBYS=1"), "run"))
+	}
+	waitAllReady(t, procs, time.Minute)
+	produceTo(t, addr, "pages", in.originals)
+	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
+	time.Sleep(time.Second) // the standbys tail the probe log
+	before := make([]int, len(procs))
+	for i, p := range procs {
+		before[i] = len(p.out.String())
+	}
+	start := time.Now()
+	procs[0].kill()
+	produceTo(t, addr, "pages", in.copies)
+	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
+	failover := time.Since(start)
+	cold, warm := 0, 0
+	for i, p := range procs[1:] {
+		for _, line := range strings.Split(p.out.String()[before[i+1]:], "\n") {
+			if !strings.Contains(line, `"msg":"shard opened"`) || strings.Contains(line, `"standby":true`) {
+				continue
+			}
+			if strings.Contains(line, `"replay_from":-2`) && !strings.Contains(line, `"answer_from":0}`) {
+				cold++
+			} else {
+				warm++
+			}
+		}
+		stopProc(t, p)
+	}
+	sc := in.score(t, readTopic(t, addr, "pages.out")) // fails unless every page has an outcome
+	t.Logf("after the kill: %d shards reopened warm, %d rebuilt from the log; the second half (%d records) drained %s after the kill; pairs found %d of %d",
+		warm, cold, len(in.copies), failover.Round(10*time.Millisecond), sc.found, sc.pairs)
+	if cold > 0 || warm == 0 {
+		t.Errorf("%d shards rebuilt from the start of the probe log, %d reopened warm: want every moved shard warm", cold, warm)
+	}
 }

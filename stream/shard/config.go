@@ -13,8 +13,11 @@ type Config struct {
 	// Shards is S, the partitions of the probe topic; it cannot change on a
 	// live filter (docs/scale-out.md, "Limits").
 	Shards int `yaml:"shards"`
-	// Standbys would keep warm copies of each shard on other instances; only
-	// 0 is supported: a moved shard is rebuilt from the probe log.
+	// Standbys is how many other instances keep a warm copy of each shard
+	// (Kafka Streams' num.standby.replicas), tailing its probe log without
+	// answering; the index group then gives a shard to the member whose
+	// copy is furthest along, so a failed owner's shard moves without a
+	// rebuild. 0: a moved shard is rebuilt from the probe log.
 	Standbys int `yaml:"standbys"`
 	// InFlight bounds the batches whose answers a front waits for at once.
 	InFlight int `yaml:"in_flight"`
@@ -65,8 +68,8 @@ func (c Config) Validate() error {
 	if c.Shards < 0 || c.Shards > MaxShards {
 		bad("index.shards: must be in [0, %d] (0: the single-instance index), got %d", MaxShards, c.Shards)
 	}
-	if c.Standbys != 0 {
-		bad("index.standbys: warm standbys are not supported yet (a moved shard is rebuilt from the probe log); want 0, got %d", c.Standbys)
+	if c.Standbys < 0 || c.Standbys > 3 {
+		bad("index.standbys: must be in [0, 3], got %d", c.Standbys)
 	}
 	if c.InFlight < 1 || c.InFlight > 1000 {
 		bad("index.in_flight: must be in [1, 1000], got %d", c.InFlight)

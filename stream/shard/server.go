@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"strconv"
 	"sync/atomic"
@@ -31,6 +32,7 @@ type Server struct {
 
 	joined     atomic.Bool  // a generation of the index group is running
 	rebuilding atomic.Int64 // owned shards not yet serving
+	local      positions    // shard stores held here and how far each got
 }
 
 // ServerOptions are what a Server needs besides its Config and Topology.
@@ -76,9 +78,14 @@ func (s *Server) Close() error { return s.writer.Close() }
 // generation, until ctx is cancelled; then it leaves the group.
 func (s *Server) Run(ctx context.Context) error {
 	k := s.o.Kafka
+	topics, balancers := []string{s.probes}, []kafka.GroupBalancer(nil)
+	if s.cfg.Standbys > 0 {
+		topics = append(topics, StandbysTopic(k.Group))
+		balancers = []kafka.GroupBalancer{warmBalancer{probes: s.probes, standbys: StandbysTopic(k.Group), replicas: s.cfg.Standbys, local: &s.local}}
+	}
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID: IndexGroup(k.Group), Brokers: k.Brokers, Dialer: s.o.Security.Dialer(k.ClientID),
-		Topics: []string{s.probes}, StartOffset: kafka.FirstOffset,
+		Topics: topics, GroupBalancers: balancers, StartOffset: kafka.FirstOffset,
 		SessionTimeout: k.SessionTimeout, HeartbeatInterval: k.SessionTimeout / 10, JoinGroupBackoff: k.SessionTimeout / 10,
 		RebalanceTimeout: k.SessionTimeout, Timeout: 10 * time.Second,
 		ErrorLogger: kafka.LoggerFunc(func(f string, a ...any) { s.o.Logger.Debug(fmt.Sprintf(f, a...), zap.String("component", "kafka-go")) }),
@@ -108,13 +115,25 @@ func (s *Server) Run(ctx context.Context) error {
 // only after every one of them has returned.
 func (s *Server) serveGeneration(gen *kafka.Generation) {
 	assigned := gen.Assignments[s.probes]
-	ids := make([]int, len(assigned))
-	for i, a := range assigned {
-		ids[i] = a.ID
+	standby := gen.Assignments[StandbysTopic(s.o.Kafka.Group)]
+	ids := func(as []kafka.PartitionAssignment) []int {
+		out := make([]int, len(as))
+		for i, a := range as {
+			out[i] = a.ID
+		}
+		return out
 	}
-	s.o.Logger.Info("index shards assigned", zap.Int32("generation", gen.ID), zap.Ints("shards", ids))
+	s.o.Logger.Info("index shards assigned", zap.Int32("generation", gen.ID), zap.Ints("shards", ids(assigned)), zap.Ints("standby", ids(standby)))
 	s.m.owned.Set(float64(len(assigned)))
 	s.rebuilding.Add(int64(len(assigned)))
+	for _, a := range standby {
+		gen.Start(func(ctx context.Context) {
+			if err := s.serveShard(ctx, gen, a.ID, standbyOffset); err != nil && ctx.Err() == nil {
+				s.o.Logger.Error("standby shard failed; retrying it after a pause", zap.Int("shard", a.ID), zap.Error(err))
+				sleepCtx(ctx, shardRetryPause)
+			}
+		})
+	}
 	for _, a := range assigned {
 		gen.Start(func(ctx context.Context) {
 			if err := s.serveShard(ctx, gen, a.ID, a.Offset); err != nil && ctx.Err() == nil {
@@ -126,6 +145,10 @@ func (s *Server) serveGeneration(gen *kafka.Generation) {
 	}
 	s.joined.Store(true)
 }
+
+// standbyOffset, as the committed offset of serveShard, makes it a warm
+// standby: it applies the probe log and never answers nor commits.
+const standbyOffset = math.MaxInt64
 
 // shardRetryPause is how long a shard that failed waits before it gives its
 // generation up (and so the group rebalances and assigns it again).
@@ -149,6 +172,7 @@ type shardRun struct {
 	dec     *stream.Decider
 	gen     *kafka.Generation
 	answer  int64 // first offset to answer; below it the log is applied silently (rebuild)
+	standby bool  // a warm copy: applies the log, never answers
 	serving bool
 	sampled time.Time // when the documents gauge was last set
 }
@@ -156,9 +180,9 @@ type shardRun struct {
 // serveShard opens shard id's store, replays the probe log from where the
 // store or the group left off, and serves until ctx (the generation) ends.
 func (s *Server) serveShard(ctx context.Context, gen *kafka.Generation, id int, committed int64) error {
-	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), gen: gen}
+	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), gen: gen, standby: committed == standbyOffset}
 	defer func() {
-		if !r.serving {
+		if !r.serving && !r.standby {
 			s.rebuilding.Add(-1)
 		}
 	}()
@@ -177,7 +201,7 @@ func (s *Server) serveShard(ctx context.Context, gen *kafka.Generation, id int, 
 	if err != nil {
 		return err
 	}
-	s.o.Logger.Info("shard opened", zap.Int("shard", id), zap.Int64("replay_from", from), zap.Int64("answer_from", r.answer))
+	s.o.Logger.Info("shard opened", zap.Int("shard", id), zap.Bool("standby", r.standby), zap.Int64("replay_from", from), zap.Int64("answer_from", r.answer))
 	reader := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: s.o.Kafka.Brokers, Topic: s.probes, Partition: id, Dialer: s.o.Security.Dialer(s.o.Kafka.ClientID),
 		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond,
@@ -186,7 +210,7 @@ func (s *Server) serveShard(ctx context.Context, gen *kafka.Generation, id int, 
 	if err := reader.SetOffset(from); err != nil {
 		return err
 	}
-	if from >= r.answer || r.answer == 0 { // nothing to apply silently first
+	if !r.standby && (from >= r.answer || r.answer == 0) { // nothing to apply silently first
 		r.serve(max(from, 0))
 	}
 	return r.loop(ctx, reader)
@@ -232,6 +256,10 @@ func (r *shardRun) loop(ctx context.Context, reader *kafka.Reader) error {
 
 // progress updates the rebuild state and the lag after a batch.
 func (r *shardRun) progress(last *kafka.Message) {
+	r.s.local.set(r.id, last.Offset+1)
+	if r.standby {
+		return
+	}
 	m := r.s.m
 	m.lag.WithLabelValues(r.label).Set(float64(max(last.HighWaterMark-last.Offset-1, 0)))
 	remaining := max(r.answer-last.Offset-1, 0)

@@ -58,6 +58,9 @@ func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg
 		topicConfig(ProbesTopic(group), cfg.Shards, top.ProbesRetention),
 		topicConfig(AnswersTopic(group), top.InputPartitions, top.AnswersRetention),
 	}
+	if cfg.Standbys > 0 { // never written: its partitions are the standby slots
+		want = append(want, topicConfig(StandbysTopic(group), cfg.Shards, time.Hour))
+	}
 	var create []kafka.TopicConfig
 	for _, t := range want {
 		n, ok := parts[t.Topic]

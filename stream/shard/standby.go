@@ -1,0 +1,158 @@
+package shard
+
+import (
+	"encoding/binary"
+	"slices"
+	"sync"
+
+	"github.com/segmentio/kafka-go"
+)
+
+// StandbysTopic names the topic whose partitions stand for standby slots:
+// shard s's standby replicas are the members assigned its partition s. It is
+// created with S partitions and never written; Kafka's group protocol carries
+// the assignment, as Kafka Streams' assignor carries standby tasks.
+func StandbysTopic(group string) string { return group + ".standbys" }
+
+// positions are the probe-log positions of the shard stores this instance
+// holds, which it reports when it joins the index group so that the leader
+// gives each shard to a member with a warm copy.
+type positions struct {
+	mu sync.Mutex
+	at map[int]int64 // shard → next offset applied locally
+}
+
+func (p *positions) set(shard int, next int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.at == nil {
+		p.at = make(map[int]int64)
+	}
+	p.at[shard] = next
+}
+
+func (p *positions) encode() []byte {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var b []byte
+	for s, at := range p.at {
+		b = binary.AppendUvarint(binary.AppendUvarint(b, uint64(s)), uint64(at+1))
+	}
+	return b
+}
+
+func decodePositions(b []byte) map[int]int64 {
+	at := make(map[int]int64)
+	for len(b) > 0 {
+		s, n := binary.Uvarint(b)
+		if n <= 0 {
+			return at
+		}
+		pos, m := binary.Uvarint(b[n:])
+		if m <= 0 {
+			return at
+		}
+		at[int(s)], b = int64(pos)-1, b[n+m:]
+	}
+	return at
+}
+
+// warmBalancer is the index group's assignor when standbys are configured: it
+// gives each shard to the member whose local copy is furthest along (so a
+// failed owner's warm standby takes over without a rebuild), and each shard
+// `standbys` more members as standbys, keeping every member's load within one
+// of the mean.
+type warmBalancer struct {
+	probes, standbys string
+	replicas         int
+	local            *positions
+}
+
+func (b warmBalancer) ProtocolName() string      { return "dedupstream-warm-v1" }
+func (b warmBalancer) UserData() ([]byte, error) { return b.local.encode(), nil }
+
+func (b warmBalancer) AssignGroups(members []kafka.GroupMember, partitions []kafka.Partition) kafka.GroupMemberAssignments {
+	slices.SortFunc(members, func(x, y kafka.GroupMember) int { return compareStrings(x.ID, y.ID) })
+	held := make([]map[int]int64, len(members))
+	for i, m := range members {
+		held[i] = decodePositions(m.UserData)
+	}
+	var shards []int
+	for _, p := range partitions {
+		if p.Topic == b.probes {
+			shards = append(shards, p.ID)
+		}
+	}
+	slices.Sort(shards)
+	out := make(kafka.GroupMemberAssignments, len(members))
+	for _, m := range members {
+		out[m.ID] = map[string][]int{}
+	}
+	owner := place(shards, members, held, nil, 1, func(i, s int) { out[members[i].ID][b.probes] = append(out[members[i].ID][b.probes], s) })
+	if b.replicas > 0 && len(members) > 1 {
+		place(shards, members, held, owner, min(b.replicas, len(members)-1), func(i, s int) {
+			out[members[i].ID][b.standbys] = append(out[members[i].ID][b.standbys], s)
+		})
+	}
+	return out
+}
+
+// place gives each shard n members, never one in exclude[shard], preferring
+// the member holding the copy furthest along, then the least loaded, then
+// the first by ID; no member gets more than ceil(n·shards/members). It
+// returns one chosen member per shard (the first).
+func place(shards []int, members []kafka.GroupMember, held []map[int]int64, exclude map[int]int, n int, assign func(member, shard int)) map[int]int {
+	limit := (n*len(shards) + len(members) - 1) / len(members)
+	load := make([]int, len(members))
+	first := make(map[int]int, len(shards))
+	for _, s := range shards {
+		taken := map[int]bool{}
+		if e, ok := exclude[s]; ok {
+			taken[e] = true
+		}
+		for range n {
+			best := -1
+			for i := range members {
+				if taken[i] || load[i] >= limit {
+					continue
+				}
+				if best < 0 || better(held[i], held[best], s, load[i], load[best]) {
+					best = i
+				}
+			}
+			if best < 0 {
+				break
+			}
+			taken[best], load[best] = true, load[best]+1
+			if _, ok := first[s]; !ok {
+				first[s] = best
+			}
+			assign(best, s)
+		}
+	}
+	return first
+}
+
+// better reports whether a member holding a (with load la) is a better home
+// for shard s than one holding b (load lb).
+func better(a, b map[int]int64, s, la, lb int) bool {
+	pa, oka := a[s]
+	pb, okb := b[s]
+	switch {
+	case oka != okb:
+		return oka
+	case oka && pa != pb:
+		return pa > pb
+	}
+	return la < lb
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
