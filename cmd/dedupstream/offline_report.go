@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +16,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/cluster"
 	"github.com/dedupstream/dedupstream/offline/report"
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
 // cmdOfflineReport re-clusters a stopped filter's state at several thresholds
@@ -93,10 +95,29 @@ func openReclusterState(cfg Config, threshold float64) (*state.Store, lsh.Method
 	if err != nil {
 		return nil, nil, err
 	}
+	if err := notShardedRoot(cfg.State.Dir); err != nil {
+		return nil, nil, err
+	}
 	so := cfg.State.ForMethod(method)
 	so.MaxCandidates, so.MaxBucket, so.GCInterval = max(so.MaxCandidates, 1000), max(so.MaxBucket, 1000), -1
 	st, err := state.Open(so)
 	return st, method, err
+}
+
+// notShardedRoot refuses the state directory of a sharded instance, which
+// holds its shards under shards/NNN and no documents of its own: offline
+// re-clustering reads one state, and a shard holds only the documents whose
+// keys it owns (each document in several shards).
+func notShardedRoot(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "shards")); err == nil && fi.IsDir() {
+		return fmt.Errorf("state %s is a sharded filter's (index.shards > 0): offline re-clustering of the whole sharded index is not supported yet; "+
+			"run it on one shard (--state %s) for that shard's documents only, or keep a single-instance filter's state for offline work",
+			dir, shard.ShardDir(dir, 0))
+	}
+	return nil
 }
 
 // printReport writes one line of totals per threshold and where the files are.
