@@ -1,0 +1,48 @@
+package shard
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/stream/embedded"
+)
+
+// TestEnsureTopicsRefuses checks the start-up checks of the internal topics on
+// the embedded broker: created with S and the input's partitions; accepted
+// again as they are; refused with another index.shards, and refused when the
+// probe log keeps records for less than the state's TTL needs.
+func TestEnsureTopicsRefuses(t *testing.T) {
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, Partitions: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	c := &kafka.Client{Addr: kafka.TCP(b.Addr())}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cfg := Config{Shards: 4}
+	cfg.EnsureDefaults()
+	top, err := EnsureTopics(ctx, c, "pages", "g", cfg, time.Hour)
+	if err != nil || top.Shards != 4 || top.InputPartitions != 3 {
+		t.Fatalf("first start: %+v, %v", top, err)
+	}
+	if _, err := EnsureTopics(ctx, c, "pages", "g", cfg, time.Hour); err != nil {
+		t.Fatalf("second start, same settings: %v", err)
+	}
+	other := cfg
+	other.Shards = 8
+	if _, err := EnsureTopics(ctx, c, "pages", "g", other, time.Hour); err == nil || !strings.Contains(err.Error(), "g.probes has 4 partitions") {
+		t.Errorf("another index.shards: %v, want a refusal naming g.probes", err)
+	}
+	// Created for a 1h TTL (kept 25h); without a TTL the log must be kept forever.
+	if _, err := EnsureTopics(ctx, c, "pages", "g", cfg, 0); err == nil || !strings.Contains(err.Error(), "retention.ms") {
+		t.Errorf("state.ttl 0 on a probe log kept 25h: %v, want a refusal naming retention.ms", err)
+	}
+	if _, err := EnsureTopics(ctx, c, "nope", "h", cfg, 0); err == nil || !strings.Contains(err.Error(), `input topic "nope"`) {
+		t.Errorf("missing input topic: %v", err)
+	}
+}
