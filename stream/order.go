@@ -60,7 +60,14 @@ func compareAt(at int64, as string, bt int64, bs string) int {
 	if !oka || !okb {
 		return cmp.Or(-cmp.Compare(btoi(oka), btoi(okb)), strings.Compare(as, bs))
 	}
-	return cmp.Or(strings.Compare(ta, tb), cmp.Compare(pa, pb), cmp.Compare(oa, ob))
+	return comparePlaces(at, ta, pa, oa, bt, tb, pb, ob)
+}
+
+// comparePlaces is the global order itself: record time in nanoseconds, then
+// topic, partition and offset. The shards compare stored documents by it
+// (compareAt) and a front orders its fetched records by it (reorder).
+func comparePlaces(at int64, atopic string, ap int, ao int64, bt int64, btopic string, bp int, bo int64) int {
+	return cmp.Or(cmp.Compare(at, bt), strings.Compare(atopic, btopic), cmp.Compare(ap, bp), cmp.Compare(ao, bo))
 }
 
 // EarlierOrigin reports whether decision a points to an original that comes

@@ -1,7 +1,6 @@
 package stream
 
 import (
-	"cmp"
 	"context"
 	"time"
 
@@ -97,7 +96,7 @@ func (r *reorder) mayRelease(head *partitionQueue, now time.Time) bool {
 }
 
 func compareMessages(a, b *kafka.Message) int {
-	return cmp.Or(a.Time.Compare(b.Time), cmp.Compare(a.Topic, b.Topic), cmp.Compare(a.Partition, b.Partition), cmp.Compare(a.Offset, b.Offset))
+	return comparePlaces(a.Time.UnixNano(), a.Topic, a.Partition, a.Offset, b.Time.UnixNano(), b.Topic, b.Partition, b.Offset)
 }
 
 // fetchOrdered is fetch for a sharded front: it gathers records for up to
