@@ -3,9 +3,6 @@ package stream_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -42,15 +39,15 @@ func TestLegacyCharsetPages(t *testing.T) {
 	trace := kafka.Header{Key: "trace-id", Value: []byte("t1")}
 	var msgs []kafka.Message
 	for _, p := range legacyPages {
-		page, src := readLegacy(t, p.file)
+		page, src := stream.ReadGolden(t, p.file)
 		m := kafka.Message{Key: []byte(p.file), Value: page, Headers: []kafka.Header{trace}}
 		if p.header != "" {
 			m.Headers = append(m.Headers, kafka.Header{Key: "Content-Type", Value: []byte(p.header)})
 		}
 		msgs = append(msgs, kafka.Message{Key: []byte(p.file + ".utf8"), Value: src}, m)
 	}
-	_, jaSrc := readLegacy(t, "ja-shift_jis.html")
-	undeclared, _ := readLegacy(t, "ru-windows-1251.txt")
+	_, jaSrc := stream.ReadGolden(t, "ja-shift_jis.html")
+	undeclared, _ := stream.ReadGolden(t, "ru-windows-1251.txt")
 	msgs = append(msgs,
 		kafka.Message{Key: []byte("ja-json"), Value: shiftJISRecord(t, "ja-json", string(jaSrc))},
 		kafka.Message{Key: []byte("undeclared"), Value: undeclared},
@@ -92,21 +89,6 @@ func checkLegacy(t *testing.T, o output, verdict, of, charset string) {
 	if o.topic != topicOut || o.headers[stream.HeaderVerdict] != verdict || o.headers[stream.HeaderOf] != of || o.headers[stream.HeaderCharset] != charset {
 		t.Errorf("%s: %s %v; want %s of %q, dedup.charset %q", o.key, o.topic, o.headers, verdict, of, charset)
 	}
-}
-
-// readLegacy reads a golden page and its UTF-8 source.
-func readLegacy(t *testing.T, file string) (page, src []byte) {
-	t.Helper()
-	dir := filepath.Join("testdata", "charset")
-	page, err := os.ReadFile(filepath.Join(dir, file))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ext := filepath.Ext(file)
-	if src, err = os.ReadFile(filepath.Join(dir, strings.TrimSuffix(file, ext)+".src"+ext)); err != nil {
-		t.Fatal(err)
-	}
-	return page, src
 }
 
 // shiftJISRecord is a JSON record written in Shift_JIS that names its

@@ -1,0 +1,4 @@
+package stream
+
+// ReadGolden is readGolden for the external tests (package stream_test).
+var ReadGolden = readGolden
