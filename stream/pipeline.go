@@ -301,16 +301,23 @@ func (p *Pipeline) Close() error {
 
 // fetch waits for one record, then gathers more for up to batch.linger.
 func (p *Pipeline) fetch(ctx context.Context) ([]kafka.Message, error) {
-	first, err := p.reader.FetchMessage(ctx)
+	return FetchBatch(ctx, p.reader, p.cfg.Batch)
+}
+
+// FetchBatch waits for one record from r, then gathers more for up to
+// b.Linger, at most b.Size in all: the batching of the pipeline, and of a
+// shard reading its probe log.
+func FetchBatch(ctx context.Context, r *kafka.Reader, b BatchConfig) ([]kafka.Message, error) {
+	first, err := r.FetchMessage(ctx)
 	if err != nil {
 		return nil, err
 	}
-	msgs := make([]kafka.Message, 1, p.cfg.Batch.Size)
+	msgs := make([]kafka.Message, 1, b.Size)
 	msgs[0] = first
-	linger, cancel := context.WithTimeout(ctx, p.cfg.Batch.Linger)
+	linger, cancel := context.WithTimeout(ctx, b.Linger)
 	defer cancel()
-	for len(msgs) < p.cfg.Batch.Size {
-		m, err := p.reader.FetchMessage(linger)
+	for len(msgs) < b.Size {
+		m, err := r.FetchMessage(linger)
 		if err != nil {
 			break // linger over, or ctx cancelled: process what we have
 		}

@@ -237,7 +237,7 @@ func (r *shardRun) startAt(committed int64) (int64, error) {
 // loop applies and answers batches of the probe log until ctx ends.
 func (r *shardRun) loop(ctx context.Context, reader *kafka.Reader) error {
 	for {
-		msgs, err := fetchBatch(ctx, reader, r.s.o.Batch)
+		msgs, err := stream.FetchBatch(ctx, reader, r.s.o.Batch)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -279,25 +279,6 @@ func (r *shardRun) serve(offset int64) {
 	r.s.rebuilding.Add(-1)
 	r.s.m.rebuild.WithLabelValues(r.label).Set(0)
 	r.s.o.Logger.Info("shard serving", zap.Int("shard", r.id), zap.Int64("offset", offset))
-}
-
-// fetchBatch waits for one record, then gathers more for up to batch.linger.
-func fetchBatch(ctx context.Context, reader *kafka.Reader, b stream.BatchConfig) ([]kafka.Message, error) {
-	first, err := reader.FetchMessage(ctx)
-	if err != nil {
-		return nil, err
-	}
-	msgs := []kafka.Message{first}
-	linger, cancel := context.WithTimeout(ctx, b.Linger)
-	defer cancel()
-	for len(msgs) < b.Size {
-		m, err := reader.FetchMessage(linger)
-		if err != nil {
-			break
-		}
-		msgs = append(msgs, m)
-	}
-	return msgs, nil
 }
 
 // batch applies a batch of log records in order — runs of probes decided
