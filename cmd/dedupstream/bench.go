@@ -161,7 +161,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.Float64Var(&o.copyRate, "copy-rate", 0.2, "fraction of documents that are near-copies (1% words edited) of a recent one")
 	fs.IntVar(&o.batch, "batch", 500, "batch.size of the filter and the passthrough")
 	fs.BoolVar(&o.passthrough, "passthrough", true, "also run a plain consume→produce passthrough for the overhead ratio")
-	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file (fleet mode: FILE.i for instance i)")
 	fs.IntVar(&o.latencyDocs, "latency-docs", 10000, "documents of the latency mode, produced at --rate while the pipeline runs (0: throughput mode only)")
 	fs.Float64Var(&o.rate, "rate", 0, "docs/s of the latency mode's producer (0: half the filter's docs/s in the throughput mode)")
 	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")

@@ -125,6 +125,9 @@ func rebuildTime(ctx context.Context, exe, addr, group, dir string, o benchOptio
 
 func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd {
 	args := []string{exe, "run"}
+	if o.cpuProfile != "" {
+		args = append(args, "--cpuprofile", fmt.Sprintf("%s.%d", o.cpuProfile, i))
+	}
 	if o.pin > 0 {
 		args = append([]string{"taskset", "-c", strconv.Itoa(i % o.pin)}, args...)
 	}

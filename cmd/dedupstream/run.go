@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"runtime/pprof"
 	"time"
 
 	"go.uber.org/zap"
@@ -14,6 +15,7 @@ import (
 // cmdRun is the stream mode: consume, decide, emit, store, commit, until signalled.
 func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	fs, load := flagSet("run", stderr)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (pprof format)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -35,6 +37,13 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if cfg.MemoryLimit > 0 {
 		debug.SetMemoryLimit(cfg.MemoryLimit)
 	}
+	if *cpuProfile != "" {
+		stop, err := startCPUProfile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
 	a, err := newApp(cfg, log, crash.option())
 	if err != nil {
 		return err
@@ -45,6 +54,23 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	runErr := a.run(ctx)
 	log.Info("stopping", zap.Any("counts", a.pipe.Counts()))
 	return errors.Join(runErr, a.close())
+}
+
+// startCPUProfile profiles the process into path until the returned stop
+// is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // closeGrace is the time past shutdown_timeout given to closing Badger and

@@ -28,6 +28,11 @@ type Config struct {
 	// input partitions to catch up with its timestamp, so that it probes
 	// in the global order (stream.Deps.ReorderIdle).
 	ReorderIdle time.Duration `yaml:"reorder_idle"`
+	// CommitInterval is how often a server commits its shards' probe-log
+	// positions, all in one request (Kafka Streams' commit.interval.ms). A
+	// position is only offered once its answers are written, so a longer
+	// interval costs nothing but answers sent again after a failover.
+	CommitInterval time.Duration `yaml:"commit_interval"`
 	// AnswersRetention is the answer topic's retention.ms at creation.
 	AnswersRetention time.Duration `yaml:"answers_retention"`
 	// Replication is the replication factor of the internal topics at
@@ -49,6 +54,9 @@ func (c *Config) EnsureDefaults() {
 	}
 	if c.ReorderIdle == 0 {
 		c.ReorderIdle = 250 * time.Millisecond
+	}
+	if c.CommitInterval == 0 {
+		c.CommitInterval = time.Second
 	}
 	if c.AnswersRetention == 0 {
 		c.AnswersRetention = time.Hour
@@ -79,6 +87,9 @@ func (c Config) Validate() error {
 	}
 	if c.ReorderIdle < 0 || c.ReorderIdle > time.Minute {
 		bad("index.reorder_idle: must be in [0, 1m], got %s", c.ReorderIdle)
+	}
+	if c.CommitInterval < 10*time.Millisecond || c.CommitInterval > time.Minute {
+		bad("index.commit_interval: must be in [10ms, 1m], got %s", c.CommitInterval)
 	}
 	if c.AnswersRetention < time.Minute {
 		bad("index.answers_retention: must be at least 1m, got %s", c.AnswersRetention)

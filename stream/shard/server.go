@@ -128,15 +128,19 @@ func (s *Server) serveGeneration(gen *kafka.Generation) {
 	s.rebuilding.Add(int64(len(assigned)))
 	for _, a := range standby {
 		gen.Start(func(ctx context.Context) {
-			if err := s.serveShard(ctx, gen, a.ID, standbyOffset); err != nil && ctx.Err() == nil {
+			if err := s.serveShard(ctx, nil, a.ID, standbyOffset); err != nil && ctx.Err() == nil {
 				s.o.Logger.Error("standby shard failed; retrying it after a pause", zap.Int("shard", a.ID), zap.Error(err))
 				sleepCtx(ctx, shardRetryPause)
 			}
 		})
 	}
+	commits := newCommitter(gen, s.probes, s.cfg.CommitInterval, s.o.Logger)
+	if len(assigned) > 0 {
+		gen.Start(commits.run)
+	}
 	for _, a := range assigned {
 		gen.Start(func(ctx context.Context) {
-			if err := s.serveShard(ctx, gen, a.ID, a.Offset); err != nil && ctx.Err() == nil {
+			if err := s.serveShard(ctx, commits, a.ID, a.Offset); err != nil && ctx.Err() == nil {
 				s.o.Logger.Error("shard failed; retrying it after a pause, in a new generation of the index group",
 					zap.Int("shard", a.ID), zap.Duration("pause", shardRetryPause), zap.Error(err))
 				sleepCtx(ctx, shardRetryPause) // returning ends the generation: not in a tight loop
@@ -170,17 +174,18 @@ type shardRun struct {
 	label   string
 	store   *state.Store
 	dec     *stream.Decider
-	gen     *kafka.Generation
-	answer  int64 // first offset to answer; below it the log is applied silently (rebuild)
-	standby bool  // a warm copy: applies the log, never answers
+	commits *committer // nil for a standby
+	answer  int64      // first offset to answer; below it the log is applied silently (rebuild)
+	standby bool       // a warm copy: applies the log, never answers
 	serving bool
 	sampled time.Time // when the documents gauge was last set
 }
 
 // serveShard opens shard id's store, replays the probe log from where the
-// store or the group left off, and serves until ctx (the generation) ends.
-func (s *Server) serveShard(ctx context.Context, gen *kafka.Generation, id int, committed int64) error {
-	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), gen: gen, standby: committed == standbyOffset}
+// store or the group left off, and serves until ctx (the generation) ends,
+// offering the positions it has answered to commits.
+func (s *Server) serveShard(ctx context.Context, commits *committer, id int, committed int64) error {
+	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), commits: commits, standby: committed == standbyOffset}
 	defer func() {
 		if !r.serving && !r.standby {
 			s.rebuilding.Add(-1)
@@ -283,7 +288,7 @@ func (r *shardRun) serve(offset int64) {
 
 // batch applies a batch of log records in order — runs of probes decided
 // together, finals one by one between them — then writes the answers of the
-// probes from r.answer on and commits.
+// probes from r.answer on and offers the position for commit.
 func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	var run []probeAt
 	var out []kafka.Message
@@ -328,10 +333,8 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	if err := r.writeAnswers(ctx, out); err != nil {
 		return nil // the generation ended (loop sees ctx); nothing committed
 	}
-	if next > r.answer {
-		if err := r.gen.CommitOffsets(map[string]map[int]int64{r.s.probes: {r.id: next}}); err != nil {
-			r.s.o.Logger.Warn("commit of the probe log failed; its answers will be written again", zap.Int("shard", r.id), zap.Error(err))
-		}
+	if next > r.answer && !r.standby {
+		r.commits.offer(r.id, next)
 	}
 	return nil
 }
