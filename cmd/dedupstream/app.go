@@ -165,7 +165,7 @@ func (a *app) serveBackup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.store == nil {
-		http.Error(w, "a sharded filter has no single state to back up: back up each shard directory (state.dir/shards/NNN) of a stopped instance", http.StatusNotFound)
+		http.Error(w, "a sharded filter has no single state to back up: its whole index is in the probe log; 'dedupstream state collect' (with the filter's configuration and a new --state directory) reads it into one state directory, which 'state backup --state' then backs up", http.StatusNotFound)
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")

@@ -202,11 +202,13 @@ func topicBytes(ctx context.Context, addr, topic string) (int64, []int64, error)
 	var n int64
 	records := make([]int64, len(parts))
 	for i, p := range parts {
-		b, err := partitionBytes(ctx, addr, topic, p.ID, &records[i])
+		err := shard.ReadPartition(ctx, kafka.DefaultDialer, addr, topic, p.ID, func(m *kafka.Message) {
+			n += int64(len(m.Key) + len(m.Value))
+			records[i]++
+		})
 		if err != nil {
 			return n, nil, fmt.Errorf("read %s partition %d: %w", topic, p.ID, err)
 		}
-		n += b
 	}
 	return n, records, nil
 }
@@ -221,39 +223,6 @@ func maxOverMean(counts []int64) float64 {
 		return 0
 	}
 	return float64(top) * float64(len(counts)) / float64(sum)
-}
-
-func partitionBytes(ctx context.Context, addr, topic string, partition int, records *int64) (int64, error) {
-	conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, partition)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close()
-	first, last, err := conn.ReadOffsets()
-	if err != nil {
-		return 0, err
-	}
-	*records = last - first
-	var n int64
-	for off := first; off < last; {
-		if _, err := conn.Seek(off, kafka.SeekAbsolute); err != nil {
-			return n, err
-		}
-		_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
-		batch := conn.ReadBatch(1, 16<<20)
-		for {
-			m, err := batch.ReadMessage()
-			if err != nil {
-				break
-			}
-			n += int64(len(m.Key) + len(m.Value))
-			off = m.Offset + 1
-		}
-		if err := batch.Close(); err != nil {
-			return n, err
-		}
-	}
-	return n, nil
 }
 
 func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {

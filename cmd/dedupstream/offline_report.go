@@ -113,8 +113,9 @@ func notShardedRoot(dir string) error {
 		return nil
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "shards")); err == nil && fi.IsDir() {
-		return fmt.Errorf("state %s is a sharded filter's (index.shards > 0): offline re-clustering of the whole sharded index is not supported yet; "+
-			"run it on one shard (--state %s) for that shard's documents only, or keep a single-instance filter's state for offline work",
+		return fmt.Errorf("state %s is a sharded filter's (index.shards > 0), which holds only the shards it owned: "+
+			"collect the whole index from the probe log first, with the filter's configuration: "+
+			"'dedupstream state collect --config FILE --state NEWDIR', then re-cluster NEWDIR (or one shard, --state %s, for its documents only)",
 			dir, shard.ShardDir(dir, 0))
 	}
 	return nil

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"flag"
+	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -92,9 +96,11 @@ func TestShardedReuters(t *testing.T) {
 			t.Errorf("instance %d decided no record: the input was not spread", i)
 		}
 	}
-	single := startProc(t, bin, filterEnv(addr, t.TempDir(), "DEDUPSTREAM_KAFKA_GROUP=single", "DEDUPSTREAM_KAFKA_OUTPUT=single.out"), "run")
+	singleDir := t.TempDir()
+	single := startProc(t, bin, filterEnv(addr, singleDir, "DEDUPSTREAM_KAFKA_GROUP=single", "DEDUPSTREAM_KAFKA_OUTPUT=single.out"), "run")
 	waitDrained(t, addr, "single", "pages", 2*time.Minute)
 	stopProc(t, single)
+	in.checkCollected(t, bin, addr, singleDir)
 
 	sharded := in.score(t, readTopic(t, addr, "pages.out"))
 	alone := in.score(t, readTopic(t, addr, "single.out"))
@@ -106,6 +112,54 @@ func TestShardedReuters(t *testing.T) {
 	if sharded.found == 0 || sharded.minJ < 0.6 {
 		t.Errorf("sharded filter found %d pairs, lowest resemblance %.3f (want pairs, none below 0.6)", sharded.found, sharded.minJ)
 	}
+}
+
+// checkCollected collects the sharded filter's whole index from its probe
+// log into one state directory (state collect) and re-clusters it offline:
+// it must hold every page once, and Star clustering of it must score against
+// the true clusters as well as the same re-clustering of the single
+// instance's state (F1 within one point).
+func (in shardedInput) checkCollected(t *testing.T, bin, addr, singleDir string) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "collected")
+	out := runToEnd(t, bin, shardedEnv(addr, dir, 8), "state", "collect")
+	if want := fmt.Sprintf("collected %d documents", len(in.pages)); !strings.Contains(out, want) {
+		t.Fatalf("state collect: want %q in its output:\n%s", want, tail(out, 2000))
+	}
+	truth := filepath.Join(t.TempDir(), "truth.tsv")
+	var b strings.Builder
+	for id, p := range in.pages {
+		fmt.Fprintf(&b, "%s\t%s\n", id, cmp.Or(p.Origin, id))
+	}
+	if err := os.WriteFile(truth, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f1 := func(dir string) float64 {
+		out := runToEnd(t, bin, filterEnv(addr, dir), "offline", "cluster", "--truth", truth)
+		m := regexp.MustCompile(`F1 ([0-9.]+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("offline cluster printed no F1:\n%s", tail(out, 2000))
+		}
+		v, _ := strconv.ParseFloat(m[1], 64)
+		return v
+	}
+	collected, alone := f1(dir), f1(singleDir)
+	t.Logf("offline star clustering against the true clusters: F1 %.3f of the collected sharded index, %.3f of the single instance's state", collected, alone)
+	if collected < alone-0.01 {
+		t.Errorf("re-clustering the collected index: F1 %.3f, the single instance's state %.3f: more than one point worse", collected, alone)
+	}
+}
+
+// runToEnd runs the binary to its end and returns its output, failing the
+// test on a non-zero exit.
+func runToEnd(t *testing.T, bin string, env []string, args ...string) string {
+	t.Helper()
+	p := startProc(t, bin, env, args...)
+	if !p.wait(2*time.Minute) || p.exitCode() != 0 {
+		p.kill()
+		t.Fatalf("dedupstream %s: %v\n%s", strings.Join(args, " "), p.err, tail(p.out.String(), 4000))
+	}
+	return p.out.String()
 }
 
 // shardedScore is what score measured of one filter's output.

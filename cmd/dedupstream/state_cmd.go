@@ -22,6 +22,8 @@ commands:
   backup    write a backup: of a stopped state (--state) or of a running filter (--from its admin URL)
   restore   load a backup into a new, empty state directory
   compact   merge the LSM levels and collect value-log garbage (stopped state)
+  collect   read a sharded filter's whole index from its probe log into a new
+            single-instance state directory (takes the filter's configuration)
 `
 
 // cmdState runs the state maintenance commands.
@@ -29,6 +31,9 @@ func cmdState(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if len(args) == 0 {
 		fmt.Fprint(stderr, stateUsage)
 		return errUsage
+	}
+	if args[0] == "collect" {
+		return cmdStateCollect(ctx, args[1:], stdout, stderr)
 	}
 	fs := flag.NewFlagSet("state "+args[0], flag.ContinueOnError)
 	fs.SetOutput(stderr)
