@@ -29,7 +29,7 @@ type fleetRun struct {
 	maxRSS            int64         // the largest instance's peak RSS
 	stateB            int64         // every instance's state directory, summed
 	probesB, answersB int64         // key + value bytes written to the internal topics
-	balance           float64       // probe records in the fullest shard over the mean (1: even)
+	balance           float64       // postings (index keys routed) of the fullest shard over the mean (1: even)
 	records           int64
 	rebuild           time.Duration // a fresh instance's time to rebuild every shard from the probe log; 0: not measured
 }
@@ -82,9 +82,9 @@ func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, erro
 	r.records = int64(o.docs)
 	if o.shards > 0 {
 		var perShard []int64
-		if r.probesB, perShard, err = topicBytes(ctx, addr, shard.ProbesTopic(group)); err == nil {
+		if r.probesB, perShard, err = topicBytes(ctx, addr, shard.ProbesTopic(group), shard.PostingsOf); err == nil {
 			r.balance = maxOverMean(perShard)
-			r.answersB, _, err = topicBytes(ctx, addr, shard.AnswersTopic(group))
+			r.answersB, _, err = topicBytes(ctx, addr, shard.AnswersTopic(group), nil)
 		}
 		if err == nil && o.rebuild {
 			r.rebuild, err = rebuildTime(ctx, exe, addr, group, filepath.Join(root, "rebuild"), o)
@@ -187,9 +187,9 @@ func stopFleetProcess(p *exec.Cmd) error {
 }
 
 // topicBytes sums the key and value bytes of every record of topic, reading
-// each partition from its first offset to its end, and counts the records of
-// each partition.
-func topicBytes(ctx context.Context, addr, topic string) (int64, []int64, error) {
+// each partition from its first offset to its end, and sums count (1 per
+// record when nil) over the records of each partition.
+func topicBytes(ctx context.Context, addr, topic string, count func(value []byte) int) (int64, []int64, error) {
 	conn, err := kafka.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return 0, nil, err
@@ -204,7 +204,11 @@ func topicBytes(ctx context.Context, addr, topic string) (int64, []int64, error)
 	for i, p := range parts {
 		err := shard.ReadPartition(ctx, kafka.DefaultDialer, addr, topic, p.ID, func(m *kafka.Message) {
 			n += int64(len(m.Key) + len(m.Value))
-			records[i]++
+			if count == nil {
+				records[i]++
+			} else {
+				records[i] += int64(count(m.Value))
+			}
 		})
 		if err != nil {
 			return n, nil, fmt.Errorf("read %s partition %d: %w", topic, p.ID, err)

@@ -243,7 +243,8 @@ func recordsDecided(p *proc) int {
 // to the members that kept warm copies — reopened from their own stores, at
 // most one rebuilt from the start of the probe log for two warm (the assignor
 // keeps members within one shard of their share, so a survivor holding more
-// warm copies than its share gives one up) — and the second half must be
+// warm copies than its share may have to give one up, when the shards it
+// alone holds are more than its share) — and the second half must be
 // decided with every record forwarded at least once. Without standbys 7 of 8
 // moved shards are rebuilt. It logs the failover time.
 func TestShardedStandbyFailover(t *testing.T) {

@@ -78,11 +78,15 @@ func (s *Server) Close() error { return s.writer.Close() }
 // generation, until ctx is cancelled; then it leaves the group.
 func (s *Server) Run(ctx context.Context) error {
 	k := s.o.Kafka
-	topics, balancers := []string{s.probes}, []kafka.GroupBalancer(nil)
+	// The warm assignor is sticky even without standbys: a rebalance (an
+	// instance added, one gone) moves only the shards it must, to members
+	// holding a copy where there is one, rather than reassigning by range
+	// and rebuilding what moved.
+	topics := []string{s.probes}
 	if s.cfg.Standbys > 0 {
 		topics = append(topics, StandbysTopic(k.Group))
-		balancers = []kafka.GroupBalancer{warmBalancer{probes: s.probes, standbys: StandbysTopic(k.Group), replicas: s.cfg.Standbys, local: &s.local}}
 	}
+	balancers := []kafka.GroupBalancer{warmBalancer{probes: s.probes, standbys: StandbysTopic(k.Group), replicas: s.cfg.Standbys, local: &s.local}}
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID: IndexGroup(k.Group), Brokers: k.Brokers, Dialer: s.o.Security.Dialer(k.ClientID),
 		Topics: topics, GroupBalancers: balancers, StartOffset: kafka.FirstOffset,

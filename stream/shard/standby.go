@@ -1,6 +1,7 @@
 package shard
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 	"sync"
@@ -57,11 +58,12 @@ func decodePositions(b []byte) map[int]int64 {
 	return at
 }
 
-// warmBalancer is the index group's assignor when standbys are configured: it
-// gives each shard to the member whose local copy is furthest along (so a
-// failed owner's warm standby takes over without a rebuild), and each shard
-// `standbys` more members as standbys, keeping every member's load within one
-// of the mean.
+// warmBalancer is the index group's assignor: it gives each shard to the
+// member whose local copy is furthest along (so a shard stays where it is
+// across a rebalance, and a failed owner's warm standby takes over without a
+// rebuild), and with standbys each shard `standbys` more members as
+// standbys, keeping every member's load within one of the mean. A member
+// reports the copies it has opened since it started.
 type warmBalancer struct {
 	probes, standbys string
 	replicas         int
@@ -97,54 +99,67 @@ func (b warmBalancer) AssignGroups(members []kafka.GroupMember, partitions []kaf
 	return out
 }
 
-// place gives each shard n members, never one in exclude[shard], preferring
-// the member holding the copy furthest along, then the least loaded, then
-// the first by ID; no member gets more than ceil(n·shards/members). It
-// returns one chosen member per shard (the first).
+// place gives each shard n members, never one in exclude[shard], and no
+// member more than ceil(n·shards/members). Copies first: in pass r, each
+// shard still short of members takes its r-th furthest copy's holder if that
+// member has room — shards with the fewest copies choosing first, so a
+// member's room goes to the shards that have nowhere else to go warm. Only
+// then does a shard go cold, to the least loaded member (then the first by
+// ID). It returns one chosen member per shard (the first).
 func place(shards []int, members []kafka.GroupMember, held []map[int]int64, exclude map[int]int, n int, assign func(member, shard int)) map[int]int {
 	limit := (n*len(shards) + len(members) - 1) / len(members)
 	load := make([]int, len(members))
 	first := make(map[int]int, len(shards))
-	for _, s := range shards {
-		taken := map[int]bool{}
-		if e, ok := exclude[s]; ok {
-			taken[e] = true
+	taken := make(map[int]map[int]bool, len(shards))
+	excluded := func(s, i int) bool { e, ok := exclude[s]; return ok && e == i }
+	give := func(i, s int) {
+		if taken[s] == nil {
+			taken[s] = map[int]bool{}
 		}
-		for range n {
+		taken[s][i], load[i] = true, load[i]+1
+		if _, ok := first[s]; !ok {
+			first[s] = i
+		}
+		assign(i, s)
+	}
+	copies := make(map[int][]int, len(shards)) // shard → holders, furthest first
+	for _, s := range shards {
+		for i := range members {
+			if _, ok := held[i][s]; ok && !excluded(s, i) {
+				copies[s] = append(copies[s], i)
+			}
+		}
+		slices.SortStableFunc(copies[s], func(x, y int) int { return cmp.Compare(held[y][s], held[x][s]) })
+	}
+	byCopies := slices.Clone(shards)
+	slices.SortStableFunc(byCopies, func(x, y int) int { return cmp.Compare(len(copies[x]), len(copies[y])) })
+	for r := 0; r < len(members); r++ {
+		for _, s := range byCopies {
+			if r < len(copies[s]) && len(taken[s]) < n {
+				if i := copies[s][r]; load[i] < limit {
+					give(i, s)
+				}
+			}
+		}
+	}
+	for _, s := range shards {
+		for len(taken[s]) < n {
 			best := -1
 			for i := range members {
-				if taken[i] || load[i] >= limit {
+				if taken[s][i] || excluded(s, i) || load[i] >= limit {
 					continue
 				}
-				if best < 0 || better(held[i], held[best], s, load[i], load[best]) {
+				if best < 0 || load[i] < load[best] {
 					best = i
 				}
 			}
 			if best < 0 {
 				break
 			}
-			taken[best], load[best] = true, load[best]+1
-			if _, ok := first[s]; !ok {
-				first[s] = best
-			}
-			assign(best, s)
+			give(best, s)
 		}
 	}
 	return first
-}
-
-// better reports whether a member holding a (with load la) is a better home
-// for shard s than one holding b (load lb).
-func better(a, b map[int]int64, s, la, lb int) bool {
-	pa, oka := a[s]
-	pb, okb := b[s]
-	switch {
-	case oka != okb:
-		return oka
-	case oka && pa != pb:
-		return pa > pb
-	}
-	return la < lb
 }
 
 func compareStrings(a, b string) int {

@@ -52,3 +52,45 @@ func TestWarmBalancer(t *testing.T) {
 		t.Errorf("shard 0's standby is %q, want c (the next furthest copy)", standby[0])
 	}
 }
+
+// TestWarmBalancerFailover is the assignment after one of three members
+// dies with standbys 1: the survivors hold, between them, a copy of every
+// shard, but one holds more than its share. The shards with a single copy
+// must choose first, so that every shard moves to a member holding it and
+// none is rebuilt from the log — a greedy pass in shard order gave shard 4
+// to the full member's neighbour, cold.
+func TestWarmBalancerFailover(t *testing.T) {
+	held := func(owned, standby []int) []byte {
+		var p positions
+		for _, s := range owned {
+			p.set(s, 1010) // an owner is ahead of its standby
+		}
+		for _, s := range standby {
+			p.set(s, 1000)
+		}
+		return p.encode()
+	}
+	members := []kafka.GroupMember{
+		{ID: "a", UserData: held([]int{0, 1, 2}, []int{3, 4})}, // standby of the dead member's 3 and 4
+		{ID: "b", UserData: held([]int{6, 7}, []int{5, 0, 1})}, // standby of the dead member's 5, and of 0 and 1
+	}
+	var parts []kafka.Partition
+	for s := range 8 {
+		parts = append(parts, kafka.Partition{Topic: "g.probes", ID: s}, kafka.Partition{Topic: "g.standbys", ID: s})
+	}
+	b := warmBalancer{probes: "g.probes", standbys: "g.standbys", replicas: 1, local: &positions{}}
+	out := b.AssignGroups(members, parts)
+	copies := map[string]map[int]bool{"a": {0: true, 1: true, 2: true, 3: true, 4: true}, "b": {5: true, 6: true, 7: true, 0: true, 1: true}}
+	cold := 0
+	for id, topics := range out {
+		if n := len(topics["g.probes"]); n != 4 {
+			t.Errorf("%s owns %d of 8 shards, want 4", id, n)
+		}
+		for _, s := range topics["g.probes"] {
+			cold += btoi(!copies[id][s])
+		}
+	}
+	if cold != 0 {
+		t.Errorf("%d shards given to a member without a copy, want 0: %v", cold, out)
+	}
+}

@@ -238,3 +238,14 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// PostingsOf returns how many index keys a probe-log record routes to its
+// shard — the postings it adds there — or 0 for a final or a record that
+// does not decode: the measure of shard balance.
+func PostingsOf(v []byte) int {
+	kind, p, _, err := decodeLogRecord(v)
+	if err != nil || kind != kindProbe {
+		return 0
+	}
+	return len(p.doc.Bands)
+}
