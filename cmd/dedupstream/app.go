@@ -71,9 +71,11 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		return nil, errors.Join(err, a.close())
 	}
 	a.pipe = pipe
-	stats := func() state.Stats { return state.Stats{} } // sharded: per-shard series instead
+	var stats func() state.Stats
 	if a.store != nil {
 		stats = a.store.Stats
+	} else {
+		stats = a.shards.Stats // the shard stores open here
 	}
 	a.gauges = startStateGauges(reg, stats, cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {

@@ -83,13 +83,14 @@ func TestShardedReuters(t *testing.T) {
 	addr := brokerProc(t, bin, 4)
 	var procs []*proc
 	for range 3 {
-		procs = append(procs, startProc(t, bin, shardedEnv(addr, t.TempDir(), 8), "run"))
+		procs = append(procs, startProc(t, bin, shardedEnv(addr, t.TempDir(), 8, "DEDUPSTREAM_ADMIN_STATE_INTERVAL=100ms"), "run"))
 	}
 	waitAllReady(t, procs, time.Minute)
 	produceTo(t, addr, "pages", in.originals)
 	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
 	produceTo(t, addr, "pages", in.copies)
 	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
+	waitShardDocuments(t, procs, len(in.pages))
 	for i, p := range procs {
 		stopProc(t, p)
 		if n := recordsDecided(p); n == 0 {
@@ -111,6 +112,29 @@ func TestShardedReuters(t *testing.T) {
 	}
 	if sharded.found == 0 || sharded.minJ < 0.6 {
 		t.Errorf("sharded filter found %d pairs, lowest resemblance %.3f (want pairs, none below 0.6)", sharded.found, sharded.minJ)
+	}
+}
+
+// waitShardDocuments waits until dedupstream_state_documents, summed over
+// the instances, counts at least n: every page is stored by at least one
+// shard (most by several, each counting it).
+func waitShardDocuments(t *testing.T, procs []*proc, n int) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var sum float64
+		for _, p := range procs {
+			if m := adminLine.FindStringSubmatch(p.out.String()); m != nil {
+				sum += scrape(t, "http://"+m[1])["dedupstream_state_documents"]
+			}
+		}
+		if sum >= float64(n) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dedupstream_state_documents sums to %v over the instances, want at least %d (one per page)", sum, n)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"math"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -33,6 +34,9 @@ type Server struct {
 	joined     atomic.Bool  // a generation of the index group is running
 	rebuilding atomic.Int64 // owned shards not yet serving
 	local      positions    // shard stores held here and how far each got
+
+	mu   sync.Mutex
+	open map[*state.Store]struct{} // shard stores open now (owned and standby), for Stats
 }
 
 // ServerOptions are what a Server needs besides its Config and Topology.
@@ -65,6 +69,40 @@ func NewServer(cfg Config, top Topology, o ServerOptions) *Server {
 // ShardDir is the directory of shard s's store under a state directory.
 func ShardDir(stateDir string, s int) string {
 	return filepath.Join(stateDir, "shards", fmt.Sprintf("%03d", s))
+}
+
+// Stats sums the state statistics of the shard stores open here, owned and
+// standby: Docs counts a document once per shard holding it.
+func (s *Server) Stats() state.Stats {
+	s.mu.Lock()
+	stores := make([]*state.Store, 0, len(s.open))
+	for st := range s.open {
+		stores = append(stores, st)
+	}
+	s.mu.Unlock()
+	var sum state.Stats
+	for _, st := range stores { // a store closed meanwhile reports zeros
+		x := st.Stats()
+		sum.Docs += x.Docs
+		sum.LSMBytes += x.LSMBytes
+		sum.VLogBytes += x.VLogBytes
+		sum.FilterKeys += x.FilterKeys
+		sum.FilterBytes += x.FilterBytes
+	}
+	return sum
+}
+
+func (s *Server) track(st *state.Store, open bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.open == nil {
+		s.open = make(map[*state.Store]struct{})
+	}
+	if open {
+		s.open[st] = struct{}{}
+	} else {
+		delete(s.open, st)
+	}
 }
 
 // Ready reports whether the server is a member of the index group and every
@@ -204,6 +242,8 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 		return err
 	}
 	defer st.Close()
+	s.track(st, true)
+	defer s.track(st, false)
 	r.store = st
 	r.dec = stream.NewDecider(st, s.o.Method, stream.DeciderOptions{Containment: s.o.Containment, GlobalOrder: true})
 	from, err := r.startAt(committed)
