@@ -127,3 +127,38 @@ func mustFloat(t *testing.T, s string) float64 {
 	}
 	return v
 }
+
+// TestBenchFleet runs the bench's fleet mode — the broker and two sharded
+// "dedupstream run" instances as processes of their own — on generated pages
+// and checks its summary line: every document counted, bytes in the internal
+// topics, postings spread over the 4 shards, and a rebuild timed.
+func TestBenchFleet(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a broker and three filter processes")
+	}
+	dir := benchCorpus(t, 5, 60)
+	bin := buildBinary(t)
+	out := runToEnd(t, bin, os.Environ(), "bench", "--corpus", dir, "--docs", "300", "--partitions", "2",
+		"--latency-docs", "0", "--passthrough=false", "--instances", "2", "--index-shards", "4", "--rebuild")
+	_, line, ok := strings.Cut(out, "\nfleet ")
+	if !ok {
+		t.Fatalf("no fleet line in:\n%s", tail(out, 3000))
+	}
+	f := make(map[string]string)
+	for _, kv := range strings.Fields(strings.SplitN(line, "\n", 2)[0]) {
+		k, v, _ := strings.Cut(kv, "=")
+		f[k] = v
+	}
+	t.Log("fleet " + strings.SplitN(line, "\n", 2)[0])
+	if f["instances"] != "2" || f["shards"] != "4" || f["docs"] != "300" {
+		t.Errorf("fleet line %v: want instances=2 shards=4 docs=300", f)
+	}
+	if b := mustFloat(t, f["shard_balance"]); b < 1 || b > 1.5 {
+		t.Errorf("shard_balance=%v: postings of the fullest of 4 shards over the mean, want in [1, 1.5]", b)
+	}
+	for _, k := range []string{"probes_b_per_doc", "answers_b_per_doc", "cpu_us_per_doc", "rebuild_s"} {
+		if mustFloat(t, f[k]) <= 0 {
+			t.Errorf("%s=%s, want > 0", k, f[k])
+		}
+	}
+}
