@@ -124,3 +124,36 @@ func TestPick(t *testing.T) {
 	f(compat.Produce, compat.Transport, compat.Range{Min: 0, Max: 5}, 5)
 	f(compat.ListOffsets, compat.Transport, compat.Range{Min: 0, Max: 0}, 1)
 }
+
+// TestCheckEveryRelease runs the check against the table of every Kafka
+// release kversion knows from 0.10.1 on (4.0.0 with the KIP-896 floor, later
+// 4.x with JoinGroup restored), with every optional request: all pass but
+// 0.10.1 and 0.10.2 in sharded mode, which predate DescribeConfigs. 0.10.0
+// and older fail (TestCheckReleases).
+func TestCheckEveryRelease(t *testing.T) {
+	kafka41 := floor.Kafka40()
+	delete(kafka41, compat.JoinGroup)
+	n := 0
+	for _, name := range kversion.VersionStrings() {
+		if strings.HasPrefix(name, "v0.8") || strings.HasPrefix(name, "v0.9") || name == "v0.10.0" {
+			continue
+		}
+		want := ""
+		if strings.HasPrefix(name, "v0.10.") {
+			want = "DescribeConfigs/Transport"
+		}
+		fl := map[int16]int16(nil)
+		switch {
+		case name == "v4.0":
+			fl = floor.Kafka40()
+		case strings.HasPrefix(name, "v4."):
+			fl = kafka41
+		}
+		rows := compat.Check(release(kversion.FromString(name), fl), compat.Requests(compat.Needs{Sharded: true, SASL: true}))
+		if got := refused(rows); got != want {
+			t.Errorf("%s: refused %q, want %q", name, got, want)
+		}
+		n++
+	}
+	t.Logf("%d releases checked", n)
+}
