@@ -37,15 +37,22 @@ func kafkaSecurity(k stream.KafkaConfig) (stream.Security, error) {
 // DEDUPSTREAM_KAFKA_TLS_* and _SASL_* variables — for the tools that talk to
 // a cluster: gen --topic, demo --brokers, bench --brokers.
 func toolSecurity(path string) (stream.Security, error) {
-	cfg, err := loadConfig(path, os.Environ())
+	k, err := toolKafka(path)
 	if err != nil {
 		return stream.Security{}, err
 	}
-	cfg.ensureDefaults()
-	if err := cfg.validate(); err != nil {
-		return stream.Security{}, err
+	return kafkaSecurity(k)
+}
+
+// toolKafka is the kafka section of the configuration at path (may be
+// empty) with the environment applied, defaulted and valid.
+func toolKafka(path string) (stream.KafkaConfig, error) {
+	cfg, err := loadConfig(path, os.Environ())
+	if err != nil {
+		return stream.KafkaConfig{}, err
 	}
-	return kafkaSecurity(cfg.Kafka)
+	cfg.ensureDefaults()
+	return cfg.Kafka, cfg.validate()
 }
 
 func tlsConfig(c stream.TLSConfig) (*tls.Config, error) {

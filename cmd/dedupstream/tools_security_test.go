@@ -17,9 +17,10 @@ import (
 
 // TestToolsOverTLSAndSCRAM runs the real binary end to end against a secured
 // cluster: "dedupstream broker" with a TLS listener that requires client
-// certificates and a SCRAM-SHA-512 user, "gen --topic" producing pages to it,
-// "check" and "run" with the same configuration file. The filter must forward
-// every page; a client with no credentials must be refused.
+// certificates and a SCRAM-SHA-512 user; "demo --brokers" on it; "gen
+// --topic" producing pages to it, then "check" and "run" with the same
+// configuration file. The filter must forward every page; a client with no
+// credentials must be refused.
 func TestToolsOverTLSAndSCRAM(t *testing.T) {
 	bin := buildBinary(t)
 	pki := newTestPKI(t)
@@ -35,7 +36,7 @@ func TestToolsOverTLSAndSCRAM(t *testing.T) {
 
 	addr := freeAddr(t)
 	env := filterEnv(addr, filepath.Join(dir, "state"))
-	b := startProc(t, bin, env, "broker", "--listen", addr, "--topics", "pages,pages.out,pages.dlq", "--partitions", "2",
+	b := startProc(t, bin, env, "broker", "--listen", addr, "--topics", "pages,pages.out,pages.dlq,pages.dups,crawl,crawl.out,crawl.dlq", "--partitions", "2",
 		"--min-session-timeout", "100ms", "--tls-cert", pki.serverCertFile, "--tls-key", pki.serverKeyFile,
 		"--tls-client-ca", pki.caFile, "--sasl-users", users)
 	if !b.waitOutput("broker listening", 30*time.Second) {
@@ -44,16 +45,19 @@ func TestToolsOverTLSAndSCRAM(t *testing.T) {
 	if !strings.Contains(b.out.String(), "tls true, sasl users 1") {
 		t.Errorf("broker does not say it is secured: %s", b.out.String())
 	}
+	if out := mustRun(t, bin, env, "demo", "--brokers", addr, "--config", cfgFile, "--pages", "100"); !strings.Contains(out, "records in                  106") {
+		t.Errorf("demo over TLS and SCRAM:\n%s", out)
+	}
 	const pages = 60
-	mustRun(t, bin, env, "gen", "--pages", fmt.Sprint(pages), "--topic", "pages", "--brokers", addr, "--config", cfgFile)
+	mustRun(t, bin, env, "gen", "--pages", fmt.Sprint(pages), "--topic", "crawl", "--brokers", addr, "--config", cfgFile)
 	if out := mustRun(t, bin, env, "check", "--config", cfgFile); !strings.Contains(out, "SaslAuthenticate") {
 		t.Errorf("check's table has no SASL rows:\n%s", out)
 	}
-	run := startProc(t, bin, env, "run", "--config", cfgFile)
+	run := startProc(t, bin, env, "run", "--config", cfgFile, "--input", "crawl", "--output", "crawl.out", "--dead-letter", "crawl.dlq")
 	sec := secureClient(t, cfgFile)
-	for deadline := time.Now().Add(2 * time.Minute); topicEnd(t, addr, sec, "pages.out") < pages; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * time.Minute); topicEnd(t, addr, sec, "crawl.out") < pages; time.Sleep(50 * time.Millisecond) {
 		if time.Now().After(deadline) || !run.running() {
-			t.Fatalf("pages.out holds %d of %d records; run:\n%s", topicEnd(t, addr, sec, "pages.out"), pages, tail(run.out.String(), 3000))
+			t.Fatalf("crawl.out holds %d of %d records; run:\n%s", topicEnd(t, addr, sec, "crawl.out"), pages, tail(run.out.String(), 3000))
 		}
 	}
 	if err := run.signal(os.Interrupt); err != nil || !run.wait(time.Minute) || run.exitCode() != 0 {
@@ -62,7 +66,7 @@ func TestToolsOverTLSAndSCRAM(t *testing.T) {
 	if strings.Contains(run.out.String(), pass) {
 		t.Error("run logged the password")
 	}
-	plain := runToEnd(t, bin, env, "gen", "--pages", "5", "--topic", "pages", "--brokers", addr)
+	plain := runToEnd(t, bin, env, "gen", "--pages", "5", "--topic", "crawl", "--brokers", addr)
 	if plain.exitCode() == 0 {
 		t.Errorf("gen without TLS and SASL succeeded against the secured broker")
 	}
