@@ -6,9 +6,10 @@
 //
 // A refused request gets what a Kafka broker gives a request version it
 // cannot parse: the connection is closed without an answer. The shim reads
-// plaintext Kafka frames; it works under the broker's TLS (WrapListener
-// wraps the listener beneath it) but not after SASL with SaslHandshake v0,
-// whose authentication bytes are unframed (kfake accepts only v1).
+// plaintext Kafka frames, so it needs a broker without TLS (kfake puts TLS
+// above the listener WrapListener wraps, where the shim would see ciphertext),
+// and it cannot follow SASL after SaslHandshake v0, whose authentication
+// bytes are unframed (kfake accepts only v1).
 package floor
 
 import (
