@@ -132,10 +132,11 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	return p, nil
 }
 
-// clients builds the pipeline's Kafka reader, writer and lag client, none of
-// which connects until used.
+// clients builds the pipeline's Kafka writer and lag client, neither of
+// which connects until used. The reader is built by Run: a kafka-go reader of
+// a consumer group starts joining the group as soon as it exists, and the
+// group is joined only after CheckBrokers.
 func (p *Pipeline) clients(sec Security) {
-	p.reader = newReader(p.cfg, sec, p.log, &p.member)
 	p.writer = newWriter(p.cfg, sec, p.log)
 	p.lagClient = newLagClient(p.cfg, sec)
 }
@@ -178,6 +179,9 @@ func (p *Pipeline) Counts() Counts {
 // sharded mode a fifth, between fetching and deciding, sends each batch's
 // probes to the shards; up to Deps.InFlight batches wait for their answers.
 func (p *Pipeline) Run(ctx context.Context) error {
+	if p.reader == nil {
+		p.reader = newReader(p.cfg, p.sec, p.log, &p.member)
+	}
 	drain, stop := drainContext(ctx, p.cfg.ShutdownTimeout)
 	defer stop()
 	work, cancelWork := context.WithCancelCause(ctx) // stops fetching: shutdown, or an error
@@ -296,6 +300,9 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 // Close closes the Kafka reader and writer. The index is the caller's to close.
 func (p *Pipeline) Close() error {
 	p.lagClient.Transport.(*kafka.Transport).CloseIdleConnections()
+	if p.reader == nil { // Run never ran
+		return p.writer.Close()
+	}
 	return errors.Join(p.reader.Close(), p.writer.Close())
 }
 

@@ -1,15 +1,12 @@
 package stream
 
 import (
-	"context"
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 
 	"github.com/segmentio/kafka-go"
 	"github.com/segmentio/kafka-go/sasl"
-	"go.uber.org/zap"
 )
 
 // TLSConfig is the client side of TLS to the brokers. The files are read by
@@ -126,44 +123,15 @@ func (k KafkaConfig) validateSecurity() []error {
 	return errs
 }
 
-// CheckBrokers connects to the brokers once, as the reader and writer will,
-// so that a TLS or SASL failure (a wrong password, an unknown CA) stops the
-// start with a clear error instead of being retried in the background. An
-// unreachable broker is not an error: it is logged and the reader keeps
-// trying, as it does when a broker goes away later.
-func (p *Pipeline) CheckBrokers(ctx context.Context) error {
-	d := p.sec.dialer(p.cfg.Kafka.ClientID)
-	var unreachable error
-	for _, addr := range p.cfg.Kafka.Brokers {
-		conn, err := d.DialContext(ctx, "tcp", addr)
-		if err == nil {
-			// With TLS 1.3 a refused client certificate shows at the first read.
-			_, err = conn.ApiVersions()
-			if cerr := conn.Close(); err == nil {
-				return cerr
-			}
-			return p.connectError(addr, err)
-		}
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			unreachable = errors.Join(unreachable, err)
-			continue
-		}
-		return p.connectError(addr, err)
-	}
-	p.log.Warn("no broker reachable yet; the consumer keeps retrying", zap.Error(unreachable))
-	return nil
-}
-
 // connectError explains a failure after the TCP connection was made: the TLS
 // handshake or SASL authentication was refused.
-func (p *Pipeline) connectError(addr string, err error) error {
-	s := p.cfg.Kafka.SASL
+func connectError(k KafkaConfig, sec Security, addr string, err error) error {
+	s := k.SASL
 	if errors.Is(err, kafka.SASLAuthenticationFailed) {
 		return fmt.Errorf("kafka %s: SASL %s as user %q refused (wrong username or password?): %w", addr, s.Mechanism, s.Username, err)
 	}
 	if s.Mechanism == "" {
-		return fmt.Errorf("kafka %s: connect (tls %v): %w", addr, p.sec.TLS != nil, err)
+		return fmt.Errorf("kafka %s: connect (tls %v): %w", addr, sec.TLS != nil, err)
 	}
-	return fmt.Errorf("kafka %s: connect (tls %v, SASL %s as user %q): %w", addr, p.sec.TLS != nil, s.Mechanism, s.Username, err)
+	return fmt.Errorf("kafka %s: connect (tls %v, SASL %s as user %q): %w", addr, sec.TLS != nil, s.Mechanism, s.Username, err)
 }

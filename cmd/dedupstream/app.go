@@ -18,6 +18,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/compat"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -34,6 +35,9 @@ type app struct {
 	ln     net.Listener // the admin server's
 	reg    *prometheus.Registry
 	gauges *stateGauges
+	// checked: the brokers passed stream.CheckBrokers in newApp (sharded
+	// mode, which talks to them there), so run need not ask again.
+	checked bool
 }
 
 // newApp opens state and builds the pipeline. cfg must be defaulted and valid.
@@ -104,6 +108,12 @@ func (a *app) openIndex(deps *stream.Deps) error {
 	defer cancel()
 	client := &kafka.Client{Addr: kafka.TCP(cfg.Kafka.Brokers...), Transport: deps.Security.Transport(cfg.Kafka.ClientID)}
 	defer client.Transport.(*kafka.Transport).CloseIdleConnections()
+	// The check comes before CreateTopics, which a broker may refuse too.
+	needs := compat.Needs{Sharded: true, SASL: deps.Security.SASL != nil}
+	if err := stream.CheckBrokers(ctx, cfg.Kafka, deps.Security, needs, a.log.Named("stream")); err != nil {
+		return err
+	}
+	a.checked = true
 	top, err := shard.EnsureTopics(ctx, client, cfg.Kafka.Input, cfg.Kafka.Group, cfg.Index, cfg.State.TTL)
 	if err != nil {
 		return err
@@ -186,8 +196,10 @@ func (a *app) run(ctx context.Context) error {
 	if a.cfg.Kafka.TLS.InsecureSkipVerify {
 		a.log.Warn("kafka.tls.insecure_skip_verify is set: broker certificates are not checked")
 	}
-	if err := a.pipe.CheckBrokers(ctx); err != nil {
-		return err
+	if !a.checked {
+		if err := a.pipe.CheckBrokers(ctx); err != nil {
+			return err
+		}
 	}
 	if a.shards == nil {
 		return a.pipe.Run(ctx)

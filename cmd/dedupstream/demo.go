@@ -31,8 +31,10 @@ type demoOptions struct {
 	stateDir   string
 	examples   int
 	verbose    bool
-	instances  int // filters sharing one sharded index (1: the single-instance filter)
-	shards     int // index.shards when instances > 1
+	instances  int    // filters sharing one sharded index (1: the single-instance filter)
+	shards     int    // index.shards when instances > 1
+	brokers    string // a cluster to use instead of the embedded broker
+	config     string // its kafka.tls and kafka.sasl, as run reads them
 }
 
 // cmdDemo runs the whole filter on an embedded broker: it produces pages with
@@ -47,24 +49,22 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	b, err := embedded.Start(embedded.Options{
-		Topics: []string{"pages", "pages.out", "pages.dlq", "pages.dups"}, Partitions: o.partitions,
-		MinSessionTimeout: 100 * time.Millisecond, // instances that stop leave at once
-	})
+	addr, sec, closeBroker, err := demoBroker(o)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	cfg, cleanup, err := demoConfig(o, b.Addr())
+	defer closeBroker()
+	cfg, cleanup, err := demoConfig(o, addr)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	cfg.Kafka.TLS, cfg.Kafka.SASL = sec.TLS, sec.SASL
 	method, err := cfg.newMethod()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "dedupstream demo: %d records (%s) through an embedded broker at %s\n", pages.Len(), pages.source, b.Addr())
+	fmt.Fprintf(stdout, "dedupstream demo: %d records (%s) through the broker at %s\n", pages.Len(), pages.source, addr)
 	fmt.Fprintf(stdout, "  sketch %s, threshold %.2f, mode %s, %d partitions, state %s\n",
 		method.Version(), cfg.Sketch.Params.Threshold, cfg.Mode, o.partitions, cfg.State.Dir)
 	if o.instances > 1 {
@@ -75,19 +75,52 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	stampInOrder(pages.msgs)
 	var res demoResult
 	if o.instances > 1 {
-		res, err = runDemoFleet(ctx, cfg, b.Addr(), o, pages.msgs, stdout, stderr)
-	} else if err = produce(ctx, b.Addr(), "pages", pages.msgs); err == nil {
+		res, err = runDemoFleet(ctx, cfg, addr, o, pages.msgs, stdout, stderr)
+	} else if err = produceWith(ctx, addr, "pages", sec.security, pages.msgs); err == nil {
 		res, err = runDemoFilter(ctx, cfg, len(pages.msgs), o.verbose, stderr)
 	}
 	if err != nil {
 		return err
 	}
-	out, err := readOutputs(ctx, b.Addr(), cfg)
+	out, err := readOutputs(ctx, addr, sec.security, cfg)
 	if err != nil {
 		return err
 	}
 	printSummary(stdout, pages, res, out, o.examples)
 	return nil
+}
+
+// demoSecurity is the demo's connections' security and the configuration
+// keys it came from, which the demo's filters take over.
+type demoSecurity struct {
+	security stream.Security
+	TLS      stream.TLSConfig
+	SASL     stream.SASLConfig
+}
+
+// demoBroker starts the embedded broker, or with --brokers reads the
+// cluster's security settings; it returns the address to produce to and
+// read from.
+func demoBroker(o demoOptions) (string, demoSecurity, func(), error) {
+	if o.brokers != "" {
+		k, err := toolKafka(o.config)
+		if err != nil {
+			return "", demoSecurity{}, nil, err
+		}
+		sec, err := kafkaSecurity(k)
+		return splitList(o.brokers)[0], demoSecurity{sec, k.TLS, k.SASL}, func() {}, err
+	}
+	if o.config != "" {
+		return "", demoSecurity{}, nil, fmt.Errorf("demo --config: only with --brokers (the embedded broker is plaintext)")
+	}
+	b, err := embedded.Start(embedded.Options{
+		Topics: []string{"pages", "pages.out", "pages.dlq", "pages.dups"}, Partitions: o.partitions,
+		MinSessionTimeout: 100 * time.Millisecond, // instances that stop leave at once
+	})
+	if err != nil {
+		return "", demoSecurity{}, nil, err
+	}
+	return b.Addr(), demoSecurity{}, b.Close, nil
 }
 
 func parseDemo(args []string, stderr io.Writer) (demoOptions, error) {
@@ -106,6 +139,8 @@ func parseDemo(args []string, stderr io.Writer) (demoOptions, error) {
 	fs.BoolVar(&o.verbose, "v", false, "show the filter's logs")
 	fs.IntVar(&o.instances, "instances", 1, "filters sharing one sharded index (README \"Scaling\"); > 1 runs that many in this process")
 	fs.IntVar(&o.shards, "index-shards", 8, "index.shards with --instances > 1")
+	fs.StringVar(&o.brokers, "brokers", "", "use this cluster (comma-separated brokers) instead of an embedded broker; its topics pages, pages.out, pages.dlq and pages.dups must exist and be empty, or be auto-created")
+	fs.StringVar(&o.config, "config", "", "with --brokers: YAML configuration whose kafka.tls and kafka.sasl keys (and DEDUPSTREAM_KAFKA_TLS_*, _SASL_*) secure the connections, as for run")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
@@ -123,6 +158,9 @@ func parseDemo(args []string, stderr io.Writer) (demoOptions, error) {
 func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 	var cfg Config
 	cfg.Kafka.Brokers = []string{addr}
+	if o.brokers != "" {
+		cfg.Kafka.Brokers = splitList(o.brokers)
+	}
 	cfg.Kafka.Input, cfg.Kafka.Output = "pages", "pages.out"
 	cfg.Kafka.DeadLetter, cfg.Kafka.Duplicates = "pages.dlq", "pages.dups"
 	cfg.Kafka.Group = "dedupstream-demo"
@@ -196,6 +234,10 @@ func stampInOrder(msgs []kafka.Message) {
 // has committed them; it prints what each instance did and returns their
 // summed counts.
 func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, msgs []kafka.Message, stdout, stderr io.Writer) (demoResult, error) {
+	sec, err := kafkaSecurity(cfg.Kafka)
+	if err != nil {
+		return demoResult{}, err
+	}
 	var apps []*app
 	var runs []*stream.Running
 	stop := func() error {
@@ -224,13 +266,13 @@ func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, m
 		apps = append(apps, a)
 		runs = append(runs, stream.Start(ctx, stream.RunnerFunc(a.run)))
 	}
-	err := runs[0].WaitFor(ctx, func() bool { return allReady(apps) }, 10*time.Millisecond)
+	err = runs[0].WaitFor(ctx, func() bool { return allReady(apps) }, 10*time.Millisecond)
 	if err == nil {
 		start = time.Now()
-		err = produce(ctx, addr, "pages", msgs)
+		err = produceWith(ctx, addr, "pages", sec, msgs)
 	}
 	if err == nil {
-		err = waitDemoFleet(ctx, addr, cfg.Kafka.Group, apps, len(msgs))
+		err = waitDemoFleet(ctx, addr, sec, cfg.Kafka.Group, apps, len(msgs))
 	}
 	res := demoResult{elapsed: time.Since(start)}
 	for i, a := range apps {
@@ -253,14 +295,14 @@ func allReady(apps []*app) bool {
 
 // waitDemoFleet waits until the instances have decided n records between them
 // and the group has committed the whole input.
-func waitDemoFleet(ctx context.Context, addr, group string, apps []*app, n int) error {
+func waitDemoFleet(ctx context.Context, addr string, sec stream.Security, group string, apps []*app, n int) error {
 	for {
 		var sum int64
 		for _, a := range apps {
 			sum += a.pipe.Counts().Records
 		}
 		if sum >= int64(n) {
-			if lag, err := embedded.GroupLag(ctx, addr, group, "pages"); err == nil && lag == 0 {
+			if lag, err := embedded.GroupLagWith(ctx, sec.Dialer("dedupstream-demo"), sec.Transport("dedupstream-demo"), addr, group, "pages"); err == nil && lag == 0 {
 				return nil
 			}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/offline/corpus"
 	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/stream"
 )
 
 // demoSet is the demo's input: the messages to produce and what each one is.
@@ -75,9 +76,15 @@ func badRecords() []kafka.Message {
 // produce writes msgs to topic on brokers (comma-separated host:port) and
 // waits for the brokers' acknowledgement.
 func produce(ctx context.Context, brokers, topic string, msgs []kafka.Message) error {
+	return produceWith(ctx, brokers, topic, stream.Security{}, msgs)
+}
+
+// produceWith is produce over connections secured by sec.
+func produceWith(ctx context.Context, brokers, topic string, sec stream.Security, msgs []kafka.Message) error {
 	w := &kafka.Writer{
 		Addr: kafka.TCP(strings.Split(brokers, ",")...), Topic: topic, Balancer: &kafka.Hash{},
 		BatchSize: 500, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll,
+		Transport: sec.Transport("dedupstream-tools"),
 	}
 	defer w.Close()
 	for i := 0; i < len(msgs); i += 500 {

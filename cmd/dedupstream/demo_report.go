@@ -24,12 +24,12 @@ type seen struct {
 }
 
 // readOutputs reads back everything the filter wrote, over the same broker.
-func readOutputs(ctx context.Context, addr string, cfg Config) ([]seen, error) {
+func readOutputs(ctx context.Context, addr string, sec stream.Security, cfg Config) ([]seen, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var out []seen
 	for _, topic := range []string{cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter} {
-		msgs, err := embedded.ReadAll(ctx, addr, topic)
+		msgs, err := embedded.ReadAllWith(ctx, sec.Dialer("dedupstream-demo"), addr, topic)
 		if err != nil {
 			return out, fmt.Errorf("read back outputs: %w", err)
 		}

@@ -22,6 +22,7 @@ type genOptions struct {
 	opt                         gen.Options
 	out, truth, pairs           string
 	brokers, topic              string
+	config                      string // kafka.tls and kafka.sasl, as run reads them
 	copyRate, editRate, russian float64
 	kinds                       string
 }
@@ -57,7 +58,11 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		if err := produce(ctx, o.brokers, o.topic, msgs); err != nil {
+		sec, err := toolSecurity(o.config)
+		if err != nil {
+			return err
+		}
+		if err := produceWith(ctx, o.brokers, o.topic, sec, msgs); err != nil {
 			return err
 		}
 	}
@@ -87,6 +92,7 @@ func parseGen(args []string, stderr io.Writer) (genOptions, error) {
 	fs.StringVar(&o.truth, "truth", "", "ground-truth file: id<TAB>cluster")
 	fs.StringVar(&o.pairs, "pairs", "", "TSV of every (copy, origin) pair with its exact resemblance and containments")
 	fs.StringVar(&o.brokers, "brokers", "localhost:9092", "comma-separated Kafka brokers (with --topic)")
+	fs.StringVar(&o.config, "config", "", "YAML configuration whose kafka.tls and kafka.sasl keys (and DEDUPSTREAM_KAFKA_TLS_*, _SASL_*) secure --topic's connections, as for run")
 	fs.StringVar(&o.topic, "topic", "", "Kafka topic to produce the pages to as JSON records")
 	fs.StringVar(&o.kinds, "kinds", "", "near-copy kinds to make, comma-separated, or all (default: mirror,edited,truncated,exact,reordered; also quoted, noisy, plaintext, excerpt)")
 	if err := parse(fs, args); err != nil {

@@ -1,6 +1,7 @@
 // Command dedupstream removes near-duplicate documents from Kafka streams.
 //
 //	dedupstream run     consume, decide, emit (the stream mode)
+//	dedupstream check   the brokers' API versions against those kafka-go sends
 //	dedupstream demo    the whole thing on an embedded broker with generated pages
 //	dedupstream compare why two documents are (not) duplicates
 //	dedupstream broker  an embedded Kafka-protocol broker for trials and tests
@@ -23,6 +24,7 @@ const usage = `usage: dedupstream <command> [flags]
 
 commands:
   run      consume pages from Kafka, tag or drop near-duplicates (stream mode)
+  check    compare the brokers' API versions with those the filter sends (run checks at start)
   demo     run the filter on an embedded broker with generated pages (or --corpus)
   bench    measure the filter end to end against a plain passthrough
   gen      generate labelled near-duplicate pages (JSONL and/or Kafka) and their ground truth
@@ -55,6 +57,8 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		err = cmdRun(ctx, args[1:], stderr)
+	case "check":
+		err = cmdCheck(ctx, args[1:], stdout, stderr)
 	case "demo":
 		err = cmdDemo(ctx, args[1:], stdout, stderr)
 	case "bench":

@@ -32,6 +32,29 @@ func kafkaSecurity(k stream.KafkaConfig) (stream.Security, error) {
 	return sec, nil
 }
 
+// toolSecurity reads the security settings "run" reads — kafka.tls and
+// kafka.sasl of the configuration file at path (may be empty) and the
+// DEDUPSTREAM_KAFKA_TLS_* and _SASL_* variables — for the tools that talk to
+// a cluster: gen --topic, demo --brokers, bench --brokers.
+func toolSecurity(path string) (stream.Security, error) {
+	k, err := toolKafka(path)
+	if err != nil {
+		return stream.Security{}, err
+	}
+	return kafkaSecurity(k)
+}
+
+// toolKafka is the kafka section of the configuration at path (may be
+// empty) with the environment applied, defaulted and valid.
+func toolKafka(path string) (stream.KafkaConfig, error) {
+	cfg, err := loadConfig(path, os.Environ())
+	if err != nil {
+		return stream.KafkaConfig{}, err
+	}
+	cfg.ensureDefaults()
+	return cfg.Kafka, cfg.validate()
+}
+
 func tlsConfig(c stream.TLSConfig) (*tls.Config, error) {
 	t := &tls.Config{MinVersion: tls.VersionTLS12, ServerName: c.ServerName, InsecureSkipVerify: c.InsecureSkipVerify} //nolint:gosec // opt-in, documented as for tests
 	if c.CAFile != "" {

@@ -245,8 +245,9 @@ func TestSecurityConfigNamesTheKey(t *testing.T) {
 // certificate, as PEM files, plus the broker's TLS configuration requiring
 // client certificates of this CA.
 type testPKI struct {
-	caFile, certFile, keyFile string
-	server                    *tls.Config
+	caFile, certFile, keyFile     string
+	serverCertFile, serverKeyFile string // for "dedupstream broker --tls-cert"
+	server                        *tls.Config
 }
 
 func newTestPKI(t *testing.T) testPKI {
@@ -268,6 +269,9 @@ func newTestPKI(t *testing.T) testPKI {
 	writePEM(t, p.caFile, "CERTIFICATE", caDER)
 	writePEM(t, p.certFile, "CERTIFICATE", cliDER)
 	writePEM(t, p.keyFile, "EC PRIVATE KEY", ecKeyDER(t, cliKey))
+	p.serverCertFile, p.serverKeyFile = filepath.Join(dir, "server.pem"), filepath.Join(dir, "server-key.pem")
+	writePEM(t, p.serverCertFile, "CERTIFICATE", srvDER)
+	writePEM(t, p.serverKeyFile, "EC PRIVATE KEY", ecKeyDER(t, srvKey))
 	pool := x509.NewCertPool()
 	pool.AddCert(caCert)
 	p.server = &tls.Config{

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kversion"
 )
 
 // Options configure an embedded broker. The zero value listens on a random
@@ -35,6 +36,13 @@ type Options struct {
 	TLS *tls.Config
 	// Users, if any, turn on SASL: clients must authenticate as one of them.
 	Users []User
+	// MaxVersions, if set, caps the request versions the broker advertises
+	// and accepts, so that it answers as that Kafka release would
+	// (kversion.V2_4_0() …); a request it does not list is refused.
+	MaxVersions *kversion.Versions
+	// WrapListener, if set, wraps the broker's plaintext listener, under TLS
+	// if that is on: tests put a protocol shim there (stream/embedded/floor).
+	WrapListener func(net.Listener) net.Listener
 }
 
 // User is a SASL user of the embedded broker.
@@ -77,6 +85,18 @@ func Start(o Options) (*Broker, error) {
 	}
 	if len(o.Users) > 0 {
 		opts = append(opts, kfake.EnableSASL())
+	}
+	if o.MaxVersions != nil {
+		opts = append(opts, kfake.MaxVersions(o.MaxVersions))
+	}
+	if o.WrapListener != nil {
+		opts = append(opts, kfake.ListenFn(func(network, addr string) (net.Listener, error) {
+			ln, err := net.Listen(network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return o.WrapListener(ln), nil
+		}))
 	}
 	for _, u := range o.Users {
 		opts = append(opts, kfake.Superuser(u.Mechanism, u.Name, u.Password))

@@ -12,7 +12,13 @@ import (
 // It is for demos and tests that check what a run wrote; it works with any
 // broker, embedded or not.
 func ReadAll(ctx context.Context, addr, topic string) ([]kafka.Message, error) {
-	conn, err := kafka.DialContext(ctx, "tcp", addr)
+	return ReadAllWith(ctx, kafka.DefaultDialer, addr, topic)
+}
+
+// ReadAllWith is ReadAll over connections made by d, which may carry TLS and
+// SASL settings.
+func ReadAllWith(ctx context.Context, d *kafka.Dialer, addr, topic string) ([]kafka.Message, error) {
+	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err
 	}
@@ -23,7 +29,7 @@ func ReadAll(ctx context.Context, addr, topic string) ([]kafka.Message, error) {
 	}
 	var out []kafka.Message
 	for _, p := range parts {
-		got, err := readPartition(ctx, addr, topic, p.ID)
+		got, err := readPartition(ctx, d, addr, topic, p.ID)
 		if err != nil {
 			return out, err
 		}
@@ -32,8 +38,8 @@ func ReadAll(ctx context.Context, addr, topic string) ([]kafka.Message, error) {
 	return out, nil
 }
 
-func readPartition(ctx context.Context, addr, topic string, partition int) ([]kafka.Message, error) {
-	conn, err := kafka.DialLeader(ctx, "tcp", addr, topic, partition)
+func readPartition(ctx context.Context, d *kafka.Dialer, addr, topic string, partition int) ([]kafka.Message, error) {
+	conn, err := d.DialLeader(ctx, "tcp", addr, topic, partition)
 	if err != nil {
 		return nil, err
 	}
@@ -42,7 +48,7 @@ func readPartition(ctx context.Context, addr, topic string, partition int) ([]ka
 	if err != nil || last <= first {
 		return nil, err
 	}
-	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: partition, MaxWait: 50e6})
+	r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: partition, MaxWait: 50e6, Dialer: d})
 	defer r.Close()
 	var out []kafka.Message
 	for {
@@ -61,7 +67,13 @@ func readPartition(ctx context.Context, addr, topic string, partition int) ([]ka
 // committed, summed over partitions (a partition with no commit counts whole).
 // Like ReadAll it works with any broker.
 func GroupLag(ctx context.Context, addr, group, topic string) (int64, error) {
-	conn, err := kafka.DialContext(ctx, "tcp", addr)
+	return GroupLagWith(ctx, kafka.DefaultDialer, nil, addr, group, topic)
+}
+
+// GroupLagWith is GroupLag over connections made by d and rt (nil: kafka-go's
+// default transport), which may carry TLS and SASL settings.
+func GroupLagWith(ctx context.Context, d *kafka.Dialer, rt kafka.RoundTripper, addr, group, topic string) (int64, error) {
+	conn, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
 		return 0, err
 	}
@@ -75,7 +87,7 @@ func GroupLag(ctx context.Context, addr, group, topic string) (int64, error) {
 	for i, p := range parts {
 		ids[i], reqs[i] = p.ID, kafka.LastOffsetOf(p.ID)
 	}
-	c := &kafka.Client{Addr: kafka.TCP(addr)}
+	c := &kafka.Client{Addr: kafka.TCP(addr), Transport: rt}
 	ends, err := c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
 	if err != nil {
 		return 0, fmt.Errorf("lag of %s on %s: %w", group, topic, err)
