@@ -138,7 +138,7 @@ func TestBenchFleet(t *testing.T) {
 	}
 	dir := benchCorpus(t, 5, 60)
 	bin := buildBinary(t)
-	out := runToEnd(t, bin, os.Environ(), "bench", "--corpus", dir, "--docs", "300", "--partitions", "2",
+	out := mustRun(t, bin, os.Environ(), "bench", "--corpus", dir, "--docs", "300", "--partitions", "2",
 		"--latency-docs", "0", "--passthrough=false", "--instances", "2", "--index-shards", "4", "--rebuild")
 	_, line, ok := strings.Cut(out, "\nfleet ")
 	if !ok {

@@ -146,7 +146,7 @@ func waitShardDocuments(t *testing.T, procs []*proc, n int) {
 func (in shardedInput) checkCollected(t *testing.T, bin, addr, singleDir string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "collected")
-	out := runToEnd(t, bin, shardedEnv(addr, dir, 8), "state", "collect")
+	out := mustRun(t, bin, shardedEnv(addr, dir, 8), "state", "collect")
 	if want := fmt.Sprintf("collected %d documents", len(in.pages)); !strings.Contains(out, want) {
 		t.Fatalf("state collect: want %q in its output:\n%s", want, tail(out, 2000))
 	}
@@ -159,7 +159,7 @@ func (in shardedInput) checkCollected(t *testing.T, bin, addr, singleDir string)
 		t.Fatal(err)
 	}
 	f1 := func(dir string) float64 {
-		out := runToEnd(t, bin, filterEnv(addr, dir), "offline", "cluster", "--truth", truth)
+		out := mustRun(t, bin, filterEnv(addr, dir), "offline", "cluster", "--truth", truth)
 		m := regexp.MustCompile(`F1 ([0-9.]+)`).FindStringSubmatch(out)
 		if m == nil {
 			t.Fatalf("offline cluster printed no F1:\n%s", tail(out, 2000))
@@ -172,18 +172,6 @@ func (in shardedInput) checkCollected(t *testing.T, bin, addr, singleDir string)
 	if collected < alone-0.01 {
 		t.Errorf("re-clustering the collected index: F1 %.3f, the single instance's state %.3f: more than one point worse", collected, alone)
 	}
-}
-
-// runToEnd runs the binary to its end and returns its output, failing the
-// test on a non-zero exit.
-func runToEnd(t *testing.T, bin string, env []string, args ...string) string {
-	t.Helper()
-	p := startProc(t, bin, env, args...)
-	if !p.wait(2*time.Minute) || p.exitCode() != 0 {
-		p.kill()
-		t.Fatalf("dedupstream %s: %v\n%s", strings.Join(args, " "), p.err, tail(p.out.String(), 4000))
-	}
-	return p.out.String()
 }
 
 // shardedScore is what score measured of one filter's output.
