@@ -44,8 +44,13 @@ type Options struct {
 	// (any key may match any key, as many as the method gives) rather than one
 	// key per band: they are all kept under the pseudo-band SetBand. ForMethod
 	// sets it for sketch methods with lsh.Method.KeyBands() == 0.
-	SetKeys bool        `yaml:"-"`
-	Logger  *zap.Logger `yaml:"-"` // nil → zap.NewNop(); badger's own logger adapted at warning level
+	SetKeys bool `yaml:"-"`
+	// NoExactIndex leaves out the content-hash group, so Exact is refused: a
+	// shard of the sharded index finds exact copies among its candidates
+	// (an exact copy has every index key of its original, the exact key
+	// included), and the group would cost it a read and a write per document.
+	NoExactIndex bool        `yaml:"-"`
+	Logger       *zap.Logger `yaml:"-"` // nil → zap.NewNop(); badger's own logger adapted at warning level
 }
 
 // EnsureDefaults replaces zero fields with their defaults.

@@ -37,8 +37,11 @@ func (s *Store) Replayed(key string, contentHash uint64) (Doc, bool, error) {
 }
 
 // Exact returns the earliest stored document with this content hash and
-// Seq < before.
+// Seq < before. A store opened with Options.NoExactIndex refuses it.
 func (s *Store) Exact(contentHash uint64, before uint64) (Doc, bool, error) {
+	if s.opt.NoExactIndex {
+		return Doc{}, false, errNoExactIndex
+	}
 	if err := s.enter(); err != nil {
 		return Doc{}, false, err
 	}
@@ -55,6 +58,8 @@ func (s *Store) Exact(contentHash uint64, before uint64) (Doc, bool, error) {
 	}
 	return d, ok, nil
 }
+
+var errNoExactIndex = errors.New("state: Exact on a store opened with NoExactIndex (it keeps no content-hash group)")
 
 // exact reads the head of the content hash (its smallest seq) and falls back to
 // its other postings only if the head's record is gone.

@@ -254,3 +254,35 @@ func TestPutSplitsBigBatches(t *testing.T) {
 		t.Errorf("Reserve = %d, want 201", seq)
 	}
 }
+
+// TestNoExactIndex: a store opened with NoExactIndex (a shard's) writes no
+// content-hash group — fewer keys per document — refuses Exact, and still
+// finds documents by their keys and by replay.
+func TestNoExactIndex(t *testing.T) {
+	modes(t, Options{NoExactIndex: true, SetKeys: true}, func(t *testing.T, s *Store) {
+		put(t, s, doc(1, 11, 12), doc(2, 12, 13))
+		if _, _, err := s.Exact(1001, 10); !errors.Is(err, errNoExactIndex) {
+			t.Errorf("Exact on a NoExactIndex store: %v, want errNoExactIndex", err)
+		}
+		got, _, err := s.Candidates(nil, []uint64{12}, 10)
+		if err != nil || !slices.Equal(seqsOf(got), []uint64{1, 2}) {
+			t.Fatalf("Candidates = %v, %v; want [1 2]", seqsOf(got), err)
+		}
+		two := doc(2)
+		if d, ok, err := s.Replayed(two.replayKey(), 1002); err != nil || !ok || d.Seq != 2 {
+			t.Fatalf("Replayed = %d, %v, %v; want seq 2", d.Seq, ok, err)
+		}
+		var hashKeys int
+		err = s.db.View(func(txn *badger.Txn) error {
+			it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixHashHead}})
+			defer it.Close()
+			for it.Rewind(); it.Valid(); it.Next() {
+				hashKeys++
+			}
+			return nil
+		})
+		if err != nil || hashKeys != 0 {
+			t.Errorf("%d content-hash group keys written (%v), want 0", hashKeys, err)
+		}
+	})
+}

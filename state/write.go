@@ -199,9 +199,13 @@ func (w *batch) add(d *Doc, parts int) error {
 	return w.fit(w.entries[start:], d.Seq, parts&stagePart != 0)
 }
 
-// postings queues d's place in its content-hash group and band buckets.
+// postings queues d's place in its content-hash group (unless
+// Options.NoExactIndex) and band buckets.
 func (w *batch) postings(d *Doc) error {
-	err := w.group(appendHashHead(w.head[:0], d.ContentHash), appendHashPrefix(w.more[:0], d.ContentHash), d.Seq)
+	var err error
+	if !w.s.opt.NoExactIndex {
+		err = w.group(appendHashHead(w.head[:0], d.ContentHash), appendHashPrefix(w.more[:0], d.ContentHash), d.Seq)
+	}
 	for i, key := range d.Bands {
 		if err != nil {
 			break

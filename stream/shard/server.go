@@ -216,9 +216,10 @@ type shardRun struct {
 	label   string
 	store   *state.Store
 	dec     *stream.Decider
-	commits *committer // nil for a standby
-	answer  int64      // first offset to answer; below it the log is applied silently (rebuild)
-	standby bool       // a warm copy: applies the log, never answers
+	commits *committer    // nil for a standby
+	compact lsh.Compactor // the compact form sketches are stored and verified in, or nil
+	answer  int64         // first offset to answer; below it the log is applied silently (rebuild)
+	standby bool          // a warm copy: applies the log, never answers
 	serving bool
 	sampled time.Time // when the documents gauge was last set
 }
@@ -233,8 +234,12 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 			s.rebuilding.Add(-1)
 		}
 	}()
-	o := s.o.State.ForMethod(s.o.Method)
-	o.Dir, o.SetKeys = ShardDir(s.o.State.Dir, id), true
+	method := s.o.Method
+	if c, ok := lsh.CompactOf(method); ok { // minhash, oph: store b-bit signatures
+		method, r.compact = c, c
+	}
+	o := s.o.State.ForMethod(method)
+	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, id), true, true
 	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, 2
 	o.Logger = s.o.Logger.Named("shard" + r.label)
 	st, err := state.Open(o)
@@ -245,7 +250,7 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 	s.track(st, true)
 	defer s.track(st, false)
 	r.store = st
-	r.dec = stream.NewDecider(st, s.o.Method, stream.DeciderOptions{Containment: s.o.Containment, GlobalOrder: true})
+	r.dec = stream.NewDecider(st, method, stream.DeciderOptions{Containment: s.o.Containment, GlobalOrder: true})
 	from, err := r.startAt(committed)
 	if err != nil {
 		return err
@@ -395,6 +400,13 @@ func (r *shardRun) decide(run []probeAt, next int64) ([]kafka.Message, error) {
 	docs := make([]state.Doc, len(run))
 	for i := range run {
 		docs[i] = run[i].doc
+		if r.compact != nil {
+			sk, err := r.compact.Compact(nil, docs[i].Sketch)
+			if err != nil {
+				return nil, fmt.Errorf("shard %d: probe for %q (%s): %w; do all instances run the same sketch configuration?", r.id, docs[i].ID, docs[i].Source, err)
+			}
+			docs[i].Sketch = sk
+		}
 	}
 	dec, err := r.dec.DecideBatch(docs)
 	if err != nil {
