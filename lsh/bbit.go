@@ -23,7 +23,8 @@ const CompactBits = 16
 type Compactor interface {
 	Method
 	// Compact appends the compact form of an encoded sketch of the
-	// underlying method to dst.
+	// underlying method to dst; a sketch already compact is appended as it
+	// is.
 	Compact(dst, sketch []byte) ([]byte, error)
 }
 
@@ -57,6 +58,9 @@ type compactMethod struct {
 func (c *compactMethod) Version() string { return c.version }
 
 func (c *compactMethod) Compact(dst, sketch []byte) ([]byte, error) {
+	if len(sketch) == 2*c.n {
+		return append(dst, sketch...), nil
+	}
 	if len(sketch) != 4*c.n {
 		return dst, fmt.Errorf("%w: signature of %d bytes, want %d", ErrSketch, len(sketch), 4*c.n)
 	}

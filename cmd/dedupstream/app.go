@@ -121,7 +121,7 @@ func (a *app) openIndex(deps *stream.Deps) error {
 	a.log.Info("sharded index", zap.Int("shards", top.Shards), zap.Int("input_partitions", top.InputPartitions),
 		zap.String("probes", shard.ProbesTopic(cfg.Kafka.Group)), zap.String("answers", shard.AnswersTopic(cfg.Kafka.Group)))
 	log := a.log.Named("shard")
-	a.front = shard.NewFront(cfg.Index, top, shard.FrontOptions{Kafka: cfg.Kafka, Security: deps.Security, Logger: log, Registry: a.reg})
+	a.front = shard.NewFront(cfg.Index, top, shard.FrontOptions{Kafka: cfg.Kafka, Security: deps.Security, Method: a.method, Logger: log, Registry: a.reg})
 	a.shards = shard.NewServer(cfg.Index, top, shard.ServerOptions{
 		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.ContainmentThreshold(),
 		State: cfg.State, Logger: log, Registry: a.reg,

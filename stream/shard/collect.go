@@ -45,9 +45,10 @@ type CollectStats struct {
 // the whole index in one state directory, for offline cluster and report,
 // state backup, or a new filter (re-sharding).
 //
-// A document's probes (one per shard its keys reach) all carry its sketch;
-// the first read is kept and its index keys are derived again from the
-// sketch. Verdicts are decided again rather than taken from the finals: the
+// A document's probes (one per shard its keys reach) all carry its sketch,
+// but only the probe to its exact key's shard carries the full sketch and the
+// URL (FrontOptions.Method); that one is kept, and the index keys are derived
+// again from its sketch. Verdicts are decided again rather than taken from the finals: the
 // log holds only the finals that differed from some shard's answer, not
 // every verdict. The documents are held in memory until all are read (about
 // their sketch and strings each).
@@ -111,7 +112,7 @@ func readDocuments(ctx context.Context, o CollectOptions, stats *CollectStats) (
 	if err != nil {
 		return nil, fmt.Errorf("probe log %s of group %s: %w", topic, o.Kafka.Group, err)
 	}
-	seen := make(map[string]struct{})
+	seen := make(map[string]int) // source → index in docs
 	var docs []state.Doc
 	for _, p := range parts {
 		err := ReadPartition(ctx, dialer, o.Kafka.Brokers[0], topic, p.ID, func(m *kafka.Message) {
@@ -124,9 +125,13 @@ func readDocuments(ctx context.Context, o CollectOptions, stats *CollectStats) (
 			case kind == kindFinal:
 				stats.Finals++
 			default:
-				if _, dup := seen[pr.doc.Source]; !dup {
-					seen[pr.doc.Source] = struct{}{}
+				i, dup := seen[pr.doc.Source]
+				switch {
+				case !dup:
+					seen[pr.doc.Source] = len(docs)
 					docs = append(docs, pr.doc)
+				case slices.Contains(pr.doc.Bands, exactKey(pr.doc.ContentHash)): // the whole document
+					docs[i] = pr.doc
 				}
 			}
 		})

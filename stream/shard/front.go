@@ -12,6 +12,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
+	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 )
@@ -21,15 +22,16 @@ import (
 // answers. It owns one answer reader per input partition it has asked for,
 // started on first use and stopped by Close.
 type Front struct {
-	cfg    Config
-	top    Topology
-	probes string // topic names
-	answer string
-	log    *zap.Logger
-	writer *kafka.Writer
-	client *kafka.Client
-	reader kafka.ReaderConfig // template of the answer readers
-	m      *frontMetrics
+	cfg     Config
+	top     Topology
+	compact lsh.Compactor // nil: probes carry the sketch as it is
+	probes  string        // topic names
+	answer  string
+	log     *zap.Logger
+	writer  *kafka.Writer
+	client  *kafka.Client
+	reader  kafka.ReaderConfig // template of the answer readers
+	m       *frontMetrics
 
 	mu      sync.Mutex
 	pending map[docKey][]*waiting // a record fetched again after a rebalance can be in flight twice
@@ -43,6 +45,12 @@ type Front struct {
 type FrontOptions struct {
 	Kafka    stream.KafkaConfig
 	Security stream.Security
+	// Method is the filter's sketch method. With minhash or oph a probe
+	// carries the b-bit signature the shards store (lsh.CompactOf), except
+	// the probe to the shard of the document's exact key, which carries the
+	// full one; likewise only that probe carries the URL. The probe log so
+	// keeps every document whole once, for Collect.
+	Method   lsh.Method
 	Logger   *zap.Logger
 	Registry prometheus.Registerer
 }
@@ -54,8 +62,13 @@ func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
 	}
 	g := o.Kafka.Group
 	ctx, stop := context.WithCancel(context.Background())
+	var compact lsh.Compactor
+	if o.Method != nil {
+		compact, _ = lsh.CompactOf(o.Method)
+	}
 	return &Front{
-		cfg: cfg, top: top, probes: ProbesTopic(g), answer: AnswersTopic(g), log: o.Logger,
+		compact: compact,
+		cfg:     cfg, top: top, probes: ProbesTopic(g), answer: AnswersTopic(g), log: o.Logger,
 		writer: newPartitionWriter(o.Kafka, o.Security),
 		client: &kafka.Client{Addr: kafka.TCP(o.Kafka.Brokers...), Transport: o.Security.Transport(o.Kafka.ClientID)},
 		reader: kafka.ReaderConfig{
@@ -112,6 +125,7 @@ type docKey struct {
 // waiting is one document in flight: the shards asked and what they answered.
 type waiting struct {
 	doc     *state.Doc
+	small   []byte // doc.Sketch's compact form, once made
 	reply   int
 	routes  []routed
 	answers []stream.Decision // by route
@@ -196,10 +210,28 @@ func (a *asked) probes(missing func(w *waiting, r int) bool) []kafka.Message {
 			}
 			p := probe{reply: w.reply, doc: *w.doc}
 			p.doc.Bands = rt.keys
+			if !slices.Contains(rt.keys, exactKey(w.doc.ContentHash)) { // the shard stores no URL
+				p.doc.URL = ""
+				if a.f.compact != nil {
+					p.doc.Sketch = w.compactSketch(a.f.compact)
+				}
+			}
 			msgs = append(msgs, kafka.Message{Topic: a.f.probes, Partition: rt.shard, Key: []byte(w.doc.Source), Value: appendProbe(nil, &p)})
 		}
 	}
 	return msgs
+}
+
+// compactSketch returns the compact form of the document's sketch, or the
+// sketch itself if it has none (the shard then reports the mismatch).
+func (w *waiting) compactSketch(c lsh.Compactor) []byte {
+	if w.small == nil {
+		var err error
+		if w.small, err = c.Compact(nil, w.doc.Sketch); err != nil {
+			w.small = w.doc.Sketch
+		}
+	}
+	return w.small
 }
 
 // inOrder returns the batch's documents sorted by the global order.

@@ -153,7 +153,7 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 		if err != nil {
 			t.Fatal(err)
 		}
-		front := NewFront(ic, top, FrontOptions{Kafka: cfg.Kafka, Logger: log})
+		front := NewFront(ic, top, FrontOptions{Kafka: cfg.Kafka, Method: m, Logger: log})
 		defer front.Close()
 		srv = NewServer(ic, top, ServerOptions{Kafka: cfg.Kafka, Batch: cfg.Batch, Method: m, State: so, Logger: log})
 		defer srv.Close()
