@@ -124,7 +124,7 @@ type IMatchParams struct {
 
 // Defaults of the method parameters.
 const (
-	DefaultMethod           = MethodMinHash
+	DefaultMethod           = MethodOPH
 	DefaultContainment      = 0.9
 	DefaultModM             = 25
 	DefaultModMMin          = 64

@@ -20,9 +20,12 @@ func TestConfigYAML(t *testing.T) {
 	}
 	p.EnsureDefaults()
 	c.EnsureDefaults()
-	if c.Params != p || c.Method != MethodMinHash {
-		t.Fatalf("old config under Config: %+v, want Params %+v", c.Params, p)
+	if c.Params != p || c.Method != DefaultMethod {
+		t.Fatalf("old config under Config: %+v %s, want Params %+v and the default method", c.Params, c.Method, p)
 	}
+	// The default is oph since issue 11; with method: minhash an old
+	// config's parameters still give the sketch string they always did.
+	c.Method = MethodMinHash
 	m, err := NewMethod(c, nil)
 	if err != nil || m.Version() != p.Version() {
 		t.Fatalf("version %v, %v; want %q", m, err, p.Version())

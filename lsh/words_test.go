@@ -141,7 +141,7 @@ func TestStemVersion(t *testing.T) {
 	}
 	var def Config
 	def.EnsureDefaults()
-	if m, _ := NewMethod(def, nil); m.Version() != "minhash128-b16r8-w5" {
+	if m, _ := NewMethod(def, nil); m.Version() != "oph128-b16r8-w5" {
 		t.Errorf("default version %q changed", m.Version())
 	}
 }

@@ -167,7 +167,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")
 	fs.IntVar(&o.memtables, "num-memtables", 0, "state.num_memtables of the filter run (0: the default)")
 	fs.Int64Var(&o.memoryLimit, "memory-limit", 0, "memory_limit (Go soft memory limit, bytes) of the filter run; 0: none")
-	fs.StringVar(&o.method, "method", "", "sketch.method of the filter run: minhash, oph, bottomk, modm, full, supershingle, simhash (default minhash; imatch needs a vocabulary)")
+	fs.StringVar(&o.method, "method", "", "sketch.method of the filter run: minhash, oph, bottomk, modm, full, supershingle, simhash (default oph; imatch needs a vocabulary)")
 	fs.StringVar(&o.verify, "verify", "", "sketch.verify.method of the filter run: none, full, bottomk, modm, minhash, oph (default none)")
 	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
 	fs.IntVar(&o.instances, "instances", 0, "run the filter as this many 'dedupstream run' processes of one group (fleet mode; no latency mode) instead of in process")

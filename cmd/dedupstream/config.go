@@ -78,6 +78,9 @@ func newConfig() Config {
 func (c *Config) ensureDefaults() {
 	c.Config.EnsureDefaults()
 	c.Clean.EnsureDefaults()
+	if c.Record.Enabled && c.Sketch.Method == "" {
+		c.Sketch.Method = lsh.MethodMinHash // record mode sketches each field with MinHash, whatever the page default
+	}
 	c.Sketch.EnsureDefaults()
 	c.Record.EnsureDefaults()
 	if c.State.Dir == "" && !c.State.InMemory {
@@ -136,7 +139,7 @@ func (c *Config) validateRecord() error {
 		errs = append(errs, errors.New("decode.format: record mode reads JSON records; want auto or json, got raw"))
 	}
 	if c.Sketch.Method != lsh.MethodMinHash {
-		errs = append(errs, fmt.Errorf("sketch.method: record mode sketches each field with MinHash; leave it minhash, got %q", c.Sketch.Method))
+		errs = append(errs, fmt.Errorf("sketch.method: record mode sketches each field with MinHash; leave it unset or minhash, got %q", c.Sketch.Method))
 	}
 	if c.Sketch.Verify.Method != "" && c.Sketch.Verify.Method != lsh.VerifyNone {
 		errs = append(errs, fmt.Errorf("sketch.verify.method: record mode verifies with its weighted field similarity; leave it none, got %q", c.Sketch.Verify.Method))

@@ -11,8 +11,8 @@ import (
 )
 
 // TestStateRefusesAnotherMethod: a state directory written by the default
-// minhash configuration cannot be opened with simhash configured, and the
-// error names both sketches; the minhash configuration still opens it.
+// configuration (oph since issue 11) cannot be opened with simhash configured, and the
+// error names both sketches; the oph configuration still opens it.
 func TestStateRefusesAnotherMethod(t *testing.T) {
 	dir := t.TempDir()
 	open := func(method string) (*app, error) {
@@ -30,21 +30,21 @@ func TestStateRefusesAnotherMethod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := a.method.Version(); v != "minhash128-b16r8-w5" {
-		t.Errorf("default sketch version %q, want minhash128-b16r8-w5 as before methods were configurable", v)
+	if v := a.method.Version(); v != "oph128-b16r8-w5" {
+		t.Errorf("default sketch version %q, want oph128-b16r8-w5 (the default since issue 11)", v)
 	}
 	if err := a.close(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = open("simhash")
 	var mismatch *state.SketchMismatchError
-	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), `stored sketch "minhash128-b16r8-w5"`) ||
+	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), `stored sketch "oph128-b16r8-w5"`) ||
 		!strings.Contains(err.Error(), `configured "simhash`) {
-		t.Fatalf("open a minhash state with simhash: %v, want a sketch mismatch naming both", err)
+		t.Fatalf("open an oph state with simhash: %v, want a sketch mismatch naming both", err)
 	}
-	a, err = open("minhash")
+	a, err = open("oph")
 	if err != nil {
-		t.Fatalf("reopen with minhash: %v", err)
+		t.Fatalf("reopen with oph: %v", err)
 	}
 	if err := a.close(); err != nil {
 		t.Fatal(err)

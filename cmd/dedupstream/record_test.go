@@ -57,6 +57,11 @@ func recordMsg(t *testing.T, rec map[string]any) kafka.Message {
 func TestRunRecordMode(t *testing.T) {
 	addr, cfg := testBroker(t, 1, "record") // one partition: p1 arrives first
 	cfg.Record.Enabled = true
+	cfg.Sketch.Method = "" // as in a file that enables record mode and names no method
+	cfg.ensureDefaults()
+	if cfg.Sketch.Method != lsh.MethodMinHash {
+		t.Fatalf("record mode without sketch.method: method %q, want minhash", cfg.Sketch.Method)
+	}
 	if err := cfg.validate(); err != nil {
 		t.Fatal(err)
 	}

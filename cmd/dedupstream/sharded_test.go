@@ -69,8 +69,8 @@ func reutersInput(t *testing.T, limit int) shardedInput {
 }
 
 // TestShardedReuters runs three "dedupstream run --index-shards 8" processes
-// on a 4-partition input, with the broker in a process of its own, and then
-// one single-instance filter over the same input: the sharded filter must
+// on a 4-partition input, with the broker in a process of its own, and beside
+// them one single-instance filter over the same input: the sharded filter must
 // find the near-copies of Reuters stories read by other instances than their
 // originals with the single instance's recall (within one point), report no
 // pair below resemblance 0.6, and spread the work over all three.
@@ -85,11 +85,20 @@ func TestShardedReuters(t *testing.T) {
 	for range 3 {
 		procs = append(procs, startProc(t, bin, shardedEnv(addr, t.TempDir(), 8, "DEDUPSTREAM_ADMIN_STATE_INTERVAL=100ms"), "run"))
 	}
-	waitAllReady(t, procs, time.Minute)
-	produceTo(t, addr, "pages", in.originals)
-	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
-	produceTo(t, addr, "pages", in.copies)
-	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
+	// The single instance reads the same input at the same time, so that both
+	// see the originals before the copies: a single instance started on the
+	// whole backlog reads its partitions in no particular order, and a copy
+	// read before its original takes the cluster away from the original's
+	// other copies.
+	singleDir := t.TempDir()
+	single := startProc(t, bin, filterEnv(addr, singleDir, "DEDUPSTREAM_KAFKA_GROUP=single", "DEDUPSTREAM_KAFKA_OUTPUT=single.out",
+		"DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s", "DEDUPSTREAM_LOG_LEVEL=info"), "run")
+	waitAllReady(t, append(procs, single), time.Minute)
+	for _, part := range [][]kafka.Message{in.originals, in.copies} {
+		produceTo(t, addr, "pages", part)
+		waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
+		waitDrained(t, addr, "single", "pages", 2*time.Minute)
+	}
 	waitShardDocuments(t, procs, len(in.pages))
 	for i, p := range procs {
 		stopProc(t, p)
@@ -97,9 +106,6 @@ func TestShardedReuters(t *testing.T) {
 			t.Errorf("instance %d decided no record: the input was not spread", i)
 		}
 	}
-	singleDir := t.TempDir()
-	single := startProc(t, bin, filterEnv(addr, singleDir, "DEDUPSTREAM_KAFKA_GROUP=single", "DEDUPSTREAM_KAFKA_OUTPUT=single.out"), "run")
-	waitDrained(t, addr, "single", "pages", 2*time.Minute)
 	stopProc(t, single)
 	in.checkCollected(t, bin, addr, singleDir)
 
