@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/dedupstream/dedupstream v0.0.0
 	github.com/ekzhu/minhash-lsh v0.0.0-20171225071031-5c06ee8586a1
+	github.com/mfonda/simhash v0.0.0-20151007195837-79f94a1100d6
 )
 
 require (
@@ -13,7 +14,6 @@ require (
 	github.com/dgryski/go-minhash v0.0.0-20170608043002-7fe510aff544 // indirect
 	github.com/dgryski/go-spooky v0.0.0-20170606183049-ed3d087f40e2 // indirect
 	github.com/kljensen/snowball v0.10.0 // indirect
-	github.com/mfonda/simhash v0.0.0-20151007195837-79f94a1100d6 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
