@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/dedupstream/dedupstream v0.0.0
 	github.com/ekzhu/minhash-lsh v0.0.0-20171225071031-5c06ee8586a1
+	github.com/mfonda/simhash v0.0.0-20151007195837-79f94a1100d6
 )
 
 require (
