@@ -134,6 +134,17 @@ func firstInvalidUTF8(v []byte) int {
 // byte-order mark naming charset bom. A record that is not UTF-8 is decoded
 // from the charset it names before it is parsed.
 func (d decoder) decodeJSON(hs []kafka.Header, v []byte, bom string) (Record, *InputError) {
+	if bom == "" {
+		if rec, ok := d.fastRecord(v); ok {
+			return rec, nil
+		}
+	}
+	return d.parseJSON(hs, v, bom)
+}
+
+// parseJSON is decodeJSON with encoding/json: every record the fast path
+// leaves, and every error.
+func (d decoder) parseJSON(hs []kafka.Header, v []byte, bom string) (Record, *InputError) {
 	obj, ierr := parseObject(v)
 	cs := bom
 	// Only a record that may not be UTF-8 is checked byte by byte: one that
