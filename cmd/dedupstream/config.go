@@ -101,9 +101,6 @@ func (c *Config) ensureDefaults() {
 
 func (c *Config) validate() error {
 	errs := []error{c.Config.Validate(), c.Clean.Validate(), c.Sketch.Validate(), c.State.Validate(), c.Index.Validate()}
-	if c.Index.Shards > 0 && c.Record.Enabled {
-		errs = append(errs, errors.New("record.enabled: record mode is not supported with index.shards > 0 yet; run it on one instance (index.shards 0)"))
-	}
 	if c.Index.Shards > 0 && c.State.InMemory {
 		errs = append(errs, errors.New("state.in_memory: a sharded filter keeps its shards on disk, so a moved shard can be reopened; unset it or set index.shards 0"))
 	}

@@ -78,8 +78,8 @@ func Collect(ctx context.Context, o CollectOptions, st *state.Store) (CollectSta
 		}
 		chunk := docs[i:min(i+batch, len(docs))]
 		for j := range chunk {
-			if chunk[j].Bands, err = lsh.KeysOf(o.Method, nil, chunk[j].Sketch); err != nil {
-				return stats, fmt.Errorf("document %q (%s): %w; is sketch.* the filter's configuration?", chunk[j].ID, chunk[j].Source, err)
+			if err := collectedKeys(o.Method, &chunk[j]); err != nil {
+				return stats, err
 			}
 		}
 		d, err := dec.DecideBatch(chunk)
@@ -93,6 +93,24 @@ func Collect(ctx context.Context, o CollectOptions, st *state.Store) (CollectSta
 		stats.Documents += len(d.Stage)
 	}
 	return stats, nil
+}
+
+// collectedKeys sets d's index keys: those of its sketch (lsh.KeysOf: in band
+// order, as a single-instance store keeps them), or, for a method that
+// cannot read them back but keys a set (record mode), the union of its
+// probes' keys, which d.Bands holds.
+func collectedKeys(m lsh.Method, d *state.Doc) error {
+	keys, err := lsh.KeysOf(m, nil, d.Sketch)
+	switch {
+	case err == nil:
+		d.Bands = keys
+	case m.KeyBands() == 0 && !errors.Is(err, lsh.ErrSketch):
+		slices.Sort(d.Bands)
+		d.Bands = slices.Compact(d.Bands)
+	default:
+		return fmt.Errorf("document %q (%s): %w; is sketch.* (or record.*) the filter's configuration?", d.ID, d.Source, err)
+	}
+	return nil
 }
 
 // readDocuments reads every partition of the probe topic and returns one
@@ -126,12 +144,21 @@ func readDocuments(ctx context.Context, o CollectOptions, stats *CollectStats) (
 				stats.Finals++
 			default:
 				i, dup := seen[pr.doc.Source]
+				keys := pr.doc.Bands
 				switch {
 				case !dup:
-					seen[pr.doc.Source] = len(docs)
+					seen[pr.doc.Source], i = len(docs), len(docs)
 					docs = append(docs, pr.doc)
-				case slices.Contains(pr.doc.Bands, exactKey(pr.doc.ContentHash)): // the whole document
+					docs[i].Bands = nil
+				case slices.Contains(keys, exactKey(pr.doc.ContentHash)): // the whole document
+					union := docs[i].Bands
 					docs[i] = pr.doc
+					docs[i].Bands = union
+				}
+				for _, k := range keys { // the union of its probes' keys: all of them but the exact key
+					if k != exactKey(pr.doc.ContentHash) {
+						docs[i].Bands = append(docs[i].Bands, k)
+					}
 				}
 			}
 		})
