@@ -148,13 +148,17 @@ type asked struct {
 // makes sure their answer partitions are being read, and writes their probes.
 func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error) {
 	a := &asked{f: f, docs: docs, waits: make([]*waiting, len(docs)), done: make(chan struct{})}
+	reading := -1 // the last input partition whose answer reader was checked
 	for i := range docs {
 		_, reply, _, ok := stream.ParseSource(docs[i].Source)
 		if !ok || reply >= f.top.InputPartitions {
 			return nil, fmt.Errorf("document %q: input position %q is not on one of the %d input partitions", docs[i].ID, docs[i].Source, f.top.InputPartitions)
 		}
-		if err := f.readAnswers(ctx, reply); err != nil {
-			return nil, err
+		if reply != reading { // a batch mostly comes from one partition at a time
+			if err := f.readAnswers(ctx, reply); err != nil {
+				return nil, err
+			}
+			reading = reply
 		}
 		rs := route(&docs[i], f.top.Shards)
 		a.waits[i] = &waiting{doc: &docs[i], reply: reply, routes: rs, answers: make([]stream.Decision, len(rs)),
