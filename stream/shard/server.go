@@ -116,6 +116,7 @@ func (s *Server) Close() error { return s.writer.Close() }
 // generation, until ctx is cancelled; then it leaves the group.
 func (s *Server) Run(ctx context.Context) error {
 	k := s.o.Kafka
+	s.local.load(s.o.State.Dir)
 	// The warm assignor is sticky even without standbys: a rebalance (an
 	// instance added, one gone) moves only the shards it must, to members
 	// holding a copy where there is one, rather than reassigning by range
@@ -247,6 +248,7 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 		return err
 	}
 	defer st.Close()
+	defer s.local.save(s.o.State.Dir, id)
 	s.track(st, true)
 	defer s.track(st, false)
 	r.store = st
@@ -323,6 +325,7 @@ func (r *shardRun) progress(last *kafka.Message) {
 	}
 	if time.Since(r.sampled) > 5*time.Second { // Stats reads the table list and the log files
 		r.sampled = time.Now()
+		r.s.local.save(r.s.o.State.Dir, r.id)
 		m.docs.WithLabelValues(r.label).Set(float64(r.store.Stats().Docs))
 	}
 }

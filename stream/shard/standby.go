@@ -3,7 +3,11 @@ package shard
 import (
 	"cmp"
 	"encoding/binary"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/segmentio/kafka-go"
@@ -42,6 +46,41 @@ func (p *positions) encode() []byte {
 	return b
 }
 
+// positionFile is where the probe-log position of shard s's store is noted
+// beside it, so that a restarted instance reports the copies it holds on
+// disk and the index group gives them back to it (sticky across restarts).
+func positionFile(stateDir string, s int) string { return ShardDir(stateDir, s) + ".position" }
+
+// save notes shard s's position for the next start. A position behind the
+// store's (a crash since) still names a warm copy; the store's own applied
+// offset, not this note, is where its replay starts.
+func (p *positions) save(stateDir string, s int) {
+	p.mu.Lock()
+	at, ok := p.at[s]
+	p.mu.Unlock()
+	if ok {
+		_ = os.WriteFile(positionFile(stateDir, s), strconv.AppendInt(nil, at, 10), 0o644)
+	}
+}
+
+// load reads the positions noted for the shard stores under stateDir that
+// still exist.
+func (p *positions) load(stateDir string) {
+	files, _ := filepath.Glob(filepath.Join(stateDir, "shards", "*.position"))
+	for _, f := range files {
+		s, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(f), ".position"))
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		at, perr := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if fi, serr := os.Stat(ShardDir(stateDir, s)); err != nil || perr != nil || serr != nil || !fi.IsDir() {
+			continue
+		}
+		p.set(s, at)
+	}
+}
+
 func decodePositions(b []byte) map[int]int64 {
 	at := make(map[int]int64)
 	for len(b) > 0 {
@@ -63,7 +102,8 @@ func decodePositions(b []byte) map[int]int64 {
 // across a rebalance, and a failed owner's warm standby takes over without a
 // rebuild), and with standbys each shard `standbys` more members as
 // standbys, keeping every member's load within one of the mean. A member
-// reports the copies it has opened since it started.
+// reports the copies it holds: those it has opened since it started and
+// those a previous run left on disk (positionFile).
 type warmBalancer struct {
 	probes, standbys string
 	replicas         int

@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"maps"
+	"os"
 	"testing"
 
 	"github.com/segmentio/kafka-go"
@@ -92,5 +94,27 @@ func TestWarmBalancerFailover(t *testing.T) {
 	}
 	if cold != 0 {
 		t.Errorf("%d shards given to a member without a copy, want 0: %v", cold, out)
+	}
+}
+
+// TestPositionsSurviveARestart: the positions a run noted beside its shard
+// stores are what the next run reports, for the stores still on disk only.
+func TestPositionsSurviveARestart(t *testing.T) {
+	dir := t.TempDir()
+	var before positions
+	for s, at := range map[int]int64{0: 120, 3: 7, 5: 99} {
+		if err := os.MkdirAll(ShardDir(dir, s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		before.set(s, at)
+		before.save(dir, s)
+	}
+	if err := os.RemoveAll(ShardDir(dir, 5)); err != nil { // an operator removed that store
+		t.Fatal(err)
+	}
+	var after positions
+	after.load(dir)
+	if got := decodePositions(after.encode()); !maps.Equal(got, map[int]int64{0: 120, 3: 7}) {
+		t.Errorf("positions after a restart: %v, want shards 0 and 3 at 120 and 7", got)
 	}
 }
