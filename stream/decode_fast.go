@@ -296,6 +296,12 @@ func (s *fastScanner) raw() (raw []byte, escaped, ok bool) {
 	s.i++
 	start := s.i
 	for s.i < len(s.b) {
+		for s.i < len(s.b) && plainByte[s.b[s.i]] { // the run of bytes that need no look
+			s.i++
+		}
+		if s.i == len(s.b) {
+			break
+		}
 		switch c := s.b[s.i]; {
 		case c == '"':
 			s.i++
@@ -326,6 +332,15 @@ func (s *fastScanner) raw() (raw []byte, escaped, ok bool) {
 	}
 	return nil, false, false
 }
+
+// plainByte marks the bytes a string holds as they are: not the quote, the
+// backslash or a control character.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // str reads a string and returns its value.
 func (s *fastScanner) str() (string, bool) {
