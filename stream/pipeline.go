@@ -42,8 +42,8 @@ type Deps struct {
 	// a new document in an earlier one that makes it Contained, when the
 	// Method estimates containment; 0 disables the verdict.
 	Containment float64
-	// AfterStage, if set, is called after each stage of a batch — "fetched",
-	// "decided", "staged", "emitted", "published", "committed" — with the
+	// AfterStage, if set, is called after each stage of a batch (BatchStages,
+	// in order: fetched, decided, staged, emitted, published, committed) with the
 	// batch's number within Run, from the goroutine running that stage. An
 	// error aborts Run there, as a crash would. It exists for fault injection.
 	AfterStage func(stage string, batch int) error
@@ -269,7 +269,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 		if len(msgs) > 0 {
 			b := batch{n: n, msgs: msgs}
 			n++
-			if err := p.step("fetched", b.n); err != nil {
+			if err := p.step(AfterFetched, b.n); err != nil {
 				return err
 			}
 			if !p.passthrough {
@@ -362,7 +362,7 @@ func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 		}
 		b.dec = dec
 		start = p.observe("decide", start)
-		if err := p.step("decided", b.n); err != nil {
+		if err := p.step(AfterDecided, b.n); err != nil {
 			return err
 		}
 		if p.index != nil {
@@ -371,7 +371,7 @@ func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 			}
 			p.observe("stage", start)
 		}
-		return p.step("staged", b.n)
+		return p.step(AfterStaged, b.n)
 	}
 }
 
@@ -440,7 +440,7 @@ func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 			return err
 		}
 		p.observe("emit", start)
-		return p.step("emitted", b.n)
+		return p.step(AfterEmitted, b.n)
 	}
 }
 
@@ -455,14 +455,14 @@ func (p *Pipeline) publishBatch(ctx context.Context) func(*batch) error {
 				return err
 			}
 			start = p.observe("publish", start)
-			if err := p.step("published", b.n); err != nil {
+			if err := p.step(AfterPublished, b.n); err != nil {
 				return err
 			}
 		}
 		p.commit(ctx, b.msgs)
 		p.observe("commit", start)
 		p.tally(b)
-		return p.step("committed", b.n)
+		return p.step(AfterCommitted, b.n)
 	}
 }
 
@@ -505,6 +505,21 @@ func (p *Pipeline) observe(stage string, since time.Time) time.Time {
 }
 
 // step reports the end of a stage of batch to Deps.AfterStage, if set.
+// The stages of a batch, in order, as Deps.AfterStage names them.
+const (
+	AfterFetched   = "fetched"   // fetched and prepared
+	AfterDecided   = "decided"   // verdicts decided
+	AfterStaged    = "staged"    // state writes staged
+	AfterEmitted   = "emitted"   // output written and acknowledged
+	AfterPublished = "published" // state written
+	AfterCommitted = "committed" // input offsets committed
+)
+
+// BatchStages returns the stages Deps.AfterStage is called after, in order.
+func BatchStages() []string {
+	return []string{AfterFetched, AfterDecided, AfterStaged, AfterEmitted, AfterPublished, AfterCommitted}
+}
+
 func (p *Pipeline) step(stage string, batch int) error {
 	if p.afterStage == nil {
 		return nil

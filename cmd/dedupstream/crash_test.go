@@ -16,6 +16,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/offline/eval"
 	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
@@ -132,7 +133,8 @@ func (c *crashRun) produce(n int) {
 func (c *crashRun) killOnce() {
 	switch r := c.rng.IntN(10); {
 	case r < 6:
-		c.killAtPoint(crashStages[c.rng.IntN(len(crashStages))], 1+c.rng.IntN(crashPoints))
+		stages := stream.BatchStages()
+		c.killAtPoint(stages[c.rng.IntN(len(stages))], 1+c.rng.IntN(crashPoints))
 	case r < 9:
 		c.killAfter(time.Duration(c.rng.Int64N(int64(1500 * time.Millisecond))))
 	default:

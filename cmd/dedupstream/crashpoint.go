@@ -18,10 +18,8 @@ import (
 // operation: DEDUPSTREAM_CRASH_POINT=stage:N makes the process SIGKILL itself
 // at the N-th batch to finish that pipeline stage; stage:N:pause=DUR holds the
 // stage there for DUR instead (a slow drain, for the signal tests). Stages:
-// fetched, decided, staged, emitted, published, committed.
+// stream.BatchStages.
 const crashPointEnv = "DEDUPSTREAM_CRASH_POINT"
-
-var crashStages = []string{"fetched", "decided", "staged", "emitted", "published", "committed"}
 
 // crashPoint is a parsed DEDUPSTREAM_CRASH_POINT.
 type crashPoint struct {
@@ -35,8 +33,8 @@ type crashPoint struct {
 // parseCrashPoint parses "stage:N" or "stage:N:pause=DUR".
 func parseCrashPoint(s string, stderr io.Writer) (*crashPoint, error) {
 	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 || !slices.Contains(crashStages, parts[0]) {
-		return nil, fmt.Errorf("%s=%q: want stage:N[:pause=DUR], stage one of %s", crashPointEnv, s, strings.Join(crashStages, ", "))
+	if len(parts) < 2 || len(parts) > 3 || !slices.Contains(stream.BatchStages(), parts[0]) {
+		return nil, fmt.Errorf("%s=%q: want stage:N[:pause=DUR], stage one of %s", crashPointEnv, s, strings.Join(stream.BatchStages(), ", "))
 	}
 	n, err := strconv.ParseInt(parts[1], 10, 64)
 	if err != nil || n < 1 {
