@@ -4,6 +4,8 @@ import (
 	"strconv"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // Output header names (contract: DESIGN.md, "Output headers").
@@ -42,8 +44,8 @@ const (
 // error that makes it Invalid.
 type outcome struct {
 	Decision
-	charset string      // Record.Charset: the page's encoding when not UTF-8
-	err     *InputError // set when Verdict is Invalid
+	charset string              // Record.Charset: the page's encoding when not UTF-8
+	err     *prepare.InputError // set when Verdict is Invalid
 }
 
 // router builds the output messages for outcomes.
@@ -79,20 +81,20 @@ func (r router) route(in *kafka.Message, o *outcome) (kafka.Message, bool) {
 // which the broker could refuse, stalling the stream: first the value (its
 // full size goes in dedup.original_bytes), then, if the record's own headers are
 // what is too big, those (their count goes in dedup.dropped_headers).
-func (r router) fit(out, in *kafka.Message, e *InputError) {
-	if messageSize(out) <= r.maxVal {
+func (r router) fit(out, in *kafka.Message, e *prepare.InputError) {
+	if prepare.MessageSize(out) <= r.maxVal {
 		return
 	}
 	cut := kafka.Header{Key: HeaderOriginalBytes, Value: strconv.AppendInt(nil, int64(len(out.Value)), 10)}
 	out.Headers = append(out.Headers, cut)
-	room := r.maxVal - messageSize(out) + len(out.Value)
+	room := r.maxVal - prepare.MessageSize(out) + len(out.Value)
 	out.Value = out.Value[:max(room, 0)]
 	if room >= 0 {
 		return
 	}
 	dropped := kafka.Header{Key: HeaderDroppedHeaders, Value: strconv.AppendInt(nil, int64(len(in.Headers)), 10)}
 	out.Headers = append(r.connectHeaders(nil, in, e), cut, dropped)
-	if room = r.maxVal - messageSize(out); room < 0 {
+	if room = r.maxVal - prepare.MessageSize(out); room < 0 {
 		out.Key = out.Key[:max(0, len(out.Key)+room)] // a key alone over the cap
 	}
 }
@@ -115,14 +117,14 @@ func (r router) verdictHeaders(orig []kafka.Header, o *outcome) []kafka.Header {
 	return h
 }
 
-func (r router) errorHeaders(in *kafka.Message, e *InputError) []kafka.Header {
+func (r router) errorHeaders(in *kafka.Message, e *prepare.InputError) []kafka.Header {
 	h := make([]kafka.Header, 0, len(in.Headers)+6)
 	h = append(h, withoutPrefix(in.Headers, "__connect.errors.")...)
 	return r.connectHeaders(h, in, e)
 }
 
 // connectHeaders appends the error headers Kafka Connect writes to dead letters.
-func (r router) connectHeaders(h []kafka.Header, in *kafka.Message, e *InputError) []kafka.Header {
+func (r router) connectHeaders(h []kafka.Header, in *kafka.Message, e *prepare.InputError) []kafka.Header {
 	return append(h,
 		kafka.Header{Key: HeaderErrTopic, Value: []byte(in.Topic)},
 		kafka.Header{Key: HeaderErrPartition, Value: strconv.AppendInt(nil, int64(in.Partition), 10)},

@@ -17,6 +17,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // Deps are the pipeline's collaborators, built and owned by the caller.
@@ -56,7 +57,7 @@ type Pipeline struct {
 	cfg       Config
 	log       *zap.Logger
 	index     Index
-	prep      preparer
+	prep      *prepare.Preparer
 	dec       *Decider // nil in sharded mode
 	sharded   Sharded  // nil in single-instance mode
 	inFlight  int      // Deps.InFlight
@@ -116,7 +117,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		index:    d.Index,
 		sharded:  d.Sharded,
 		inFlight: d.InFlight,
-		prep:     newPreparer(cfg.Decode, d.Cleaner, d.Method),
+		prep:     prepare.New(cfg.Decode, d.Cleaner, d.Method),
 		route:    router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
 		m:        newMetrics(d.Registry),
 		sec:      d.Security,
@@ -126,7 +127,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	} else {
 		p.order = newReorder(d.ReorderIdle, 8*cfg.Batch.Size)
 	}
-	p.pool.New = func() any { return new(scratch) }
+	p.pool.New = func() any { return new(prepare.Scratch) }
 	p.afterStage = d.AfterStage
 	p.clients(d.Security)
 	return p, nil
@@ -219,9 +220,9 @@ var errAborted = errors.New("stream: aborted after an error")
 type batch struct {
 	n     int // batch number within this Run, from 1
 	msgs  []kafka.Message
-	items []item  // prepared records (not in passthrough)
-	asked Asked   // its lookups in the sharded index, once sent
-	dec   decided // decisions, once made
+	items []prepare.Item // prepared records (not in passthrough)
+	asked Asked          // its lookups in the sharded index, once sent
+	dec   decided        // decisions, once made
 }
 
 // decided is a batch's outcomes, one per record, and the Decider's part.
@@ -274,7 +275,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 			}
 			if !p.passthrough {
 				start := time.Now()
-				b.items = p.prep.prepareAll(msgs, p.workers(), &p.pool)
+				b.items = p.prep.PrepareAll(msgs, p.workers(), &p.pool)
 				p.observe("prepare", start)
 			}
 			out <- b
@@ -391,11 +392,11 @@ func (p *Pipeline) decideItems(ctx context.Context, b *batch) (decided, error) {
 	d.outs = make([]outcome, len(b.items))
 	j := 0
 	for i := range b.items {
-		if it := &b.items[i]; it.err != nil {
-			d.outs[i] = outcome{Decision: Decision{Verdict: Invalid}, err: it.err}
+		if it := &b.items[i]; it.Err != nil {
+			d.outs[i] = outcome{Decision: Decision{Verdict: Invalid}, err: it.Err}
 			continue
 		}
-		d.outs[i] = outcome{Decision: d.Decisions[j], charset: b.items[i].rec.Charset}
+		d.outs[i] = outcome{Decision: d.Decisions[j], charset: b.items[i].Rec.Charset}
 		j++
 	}
 	if p.sharded != nil {
@@ -406,16 +407,16 @@ func (p *Pipeline) decideItems(ctx context.Context, b *batch) (decided, error) {
 
 // validDocs returns the documents of the valid items, in order, as the
 // Decider and the sharded index take them.
-func validDocs(items []item) []state.Doc {
+func validDocs(items []prepare.Item) []state.Doc {
 	docs := make([]state.Doc, 0, len(items))
 	for i := range items {
 		it := &items[i]
-		if it.err != nil {
+		if it.Err != nil {
 			continue
 		}
 		docs = append(docs, state.Doc{
-			ID: it.rec.ID, Source: SourceOf(it.msg), URL: it.rec.URL, Time: it.msg.Time,
-			ContentHash: it.hash, Sketch: it.sketch, Bands: it.keys,
+			ID: it.Rec.ID, Source: prepare.SourceOf(it.Msg), URL: it.Rec.URL, Time: it.Msg.Time,
+			ContentHash: it.Hash, Sketch: it.Sketch, Bands: it.Keys,
 		})
 	}
 	return docs

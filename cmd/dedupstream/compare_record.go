@@ -8,18 +8,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/lsh/clean"
-	"github.com/dedupstream/dedupstream/stream"
 )
 
 // compareRecords is compare in record mode: A and B are files holding one
 // JSON record each, or ids or URLs of records in --state; it prints each
 // field's similarity and the weighted verdict.
 func compareRecords(stdout io.Writer, cfg Config, m *lsh.RecordMethod, a, b string) error {
-	cl := clean.New(cfg.Clean)
-	record := func(v []byte) (text, sketch []byte, err error) {
-		return stream.SketchRecord(cfg.Decode, cl, m, bytes.TrimSpace(v))
-	}
+	prepared := prepareFile(cfg, m)
+	record := func(v []byte) (text, sketch []byte, err error) { return prepared(bytes.TrimSpace(v)) }
 	docs, err := compareDocs(cfg, m, record, a, b)
 	if err != nil {
 		return err

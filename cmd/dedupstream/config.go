@@ -14,6 +14,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -132,7 +133,7 @@ func (c *Config) validate() error {
 // validateRecord checks what record mode needs of the other sections.
 func (c *Config) validateRecord() error {
 	errs := []error{c.Record.Validate()}
-	if c.Decode.Format == stream.FormatRaw {
+	if c.Decode.Format == prepare.FormatRaw {
 		errs = append(errs, errors.New("decode.format: record mode reads JSON records; want auto or json, got raw"))
 	}
 	if c.Sketch.Method != lsh.MethodMinHash {

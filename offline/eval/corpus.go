@@ -6,6 +6,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/corpus"
 	"github.com/dedupstream/dedupstream/offline/gen"
 	"github.com/dedupstream/dedupstream/offline/oracle"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // Doc is one document to evaluate: its id and its cleaned (normalised) text.
@@ -27,12 +28,7 @@ func CleanPages(pages []gen.Page) []Doc {
 	c := clean.New(clean.Options{})
 	docs := make([]Doc, len(pages))
 	for i, p := range pages {
-		var text []byte
-		if p.Kind == gen.Plaintext {
-			text, _ = c.Text(nil, []byte(p.HTML))
-		} else {
-			text, _ = c.HTML(nil, []byte(p.HTML))
-		}
+		text, _ := prepare.CleanText(nil, c, prepare.Record{Body: []byte(p.HTML), HTML: p.Kind != gen.Plaintext})
 		docs[i] = Doc{ID: p.ID, Text: text}
 	}
 	return docs
@@ -54,13 +50,7 @@ func CleanCorpus(path string, limit int) ([]Doc, error) {
 	c := clean.New(clean.Options{})
 	var docs []Doc
 	err := corpus.Read(path, limit, func(d corpus.Doc) error {
-		var text []byte
-		var res clean.Result
-		if clean.LooksLikeHTML([]byte(d.Body)) {
-			text, res = c.HTML(nil, []byte(d.Body))
-		} else {
-			text, res = c.Text(nil, []byte(d.Body))
-		}
+		text, res := prepare.CleanText(nil, c, prepare.RawPage([]byte(d.Body)))
 		if res.Tokens > 0 {
 			docs = append(docs, Doc{ID: d.ID, Text: text})
 		}

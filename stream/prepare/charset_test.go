@@ -1,4 +1,4 @@
-package stream
+package prepare
 
 import (
 	"bytes"
@@ -109,12 +109,12 @@ func TestCharsetConfig(t *testing.T) {
 	f := func(cs CharsetConfig, headers []kafka.Header, value, wantCharset string) {
 		t.Helper()
 		var c Config
-		c.Decode.Charset = cs
+		c.Charset = cs
 		c.EnsureDefaults()
 		if err := c.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		rec, err := decoder{cfg: c.Decode}.decode(&kafka.Message{Value: []byte(value), Headers: headers}, looksHTML)
+		rec, err := decoder{cfg: c}.decode(&kafka.Message{Value: []byte(value), Headers: headers}, looksHTML)
 		switch {
 		case wantCharset == "" && (err == nil || err.Class != "dedupstream.InvalidUTF8"):
 			t.Errorf("%+v %v: %q, %v; want InvalidUTF8", cs, headers, rec.Body, err)
@@ -133,7 +133,7 @@ func TestCharsetConfig(t *testing.T) {
 	f(CharsetConfig{Fields: []string{"enc"}}, nil, `{"enc":"koi8-r","body":"`+koi8+`"}`, "koi8-r")
 
 	var c Config
-	c.Decode.Charset = CharsetConfig{Headers: []string{" "}, Fields: []string{""}}
+	c.Charset = CharsetConfig{Headers: []string{" "}, Fields: []string{""}}
 	c.EnsureDefaults()
 	if err := c.Validate(); err == nil || !strings.Contains(err.Error(), "decode.charset.headers[0]") || !strings.Contains(err.Error(), "decode.charset.fields[0]") {
 		t.Errorf("empty charset names: %v", err)

@@ -1,4 +1,4 @@
-package stream
+package prepare
 
 // A page's bytes become text the way a browser's do (WHATWG HTML,
 // "determining the character encoding"), with the libraries browsers'
@@ -244,7 +244,7 @@ func rawText(cs *CharsetConfig, hs []kafka.Header, v []byte) ([]byte, string, *I
 // as in every encoding a browser reads ASCII in. A value that names nothing
 // and is no JSON object at all is MalformedJSON, so that format auto reads it
 // as a page.
-func jsonText(cfg *DecodeConfig, hs []kafka.Header, v []byte) ([]byte, string, *InputError) {
+func jsonText(cfg *Config, hs []kafka.Header, v []byte) ([]byte, string, *InputError) {
 	r := headerReading(cfg.Charset.Headers, hs)
 	named := r
 	if r.enc == nil {

@@ -1,4 +1,4 @@
-package stream
+package prepare
 
 import (
 	"bytes"
@@ -14,9 +14,9 @@ import (
 
 func testDecoder(format Format) decoder {
 	var c Config
-	c.Decode.Format = format
+	c.Format = format
 	c.EnsureDefaults()
-	return decoder{cfg: c.Decode}
+	return decoder{cfg: c}
 }
 
 func looksHTML(b []byte) bool { return bytes.HasPrefix(bytes.TrimSpace(b), []byte("<")) }

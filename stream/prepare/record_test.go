@@ -1,4 +1,4 @@
-package stream
+package prepare
 
 import (
 	"strings"

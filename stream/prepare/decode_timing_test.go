@@ -1,4 +1,4 @@
-package stream
+package prepare
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // It measures what finding a page's character encoding costs the common case.
 func BenchmarkDecode(b *testing.B) {
 	for _, name := range []string{"news_en.html", "news_ru.html"} {
-		page, err := os.ReadFile(filepath.Join("..", "testdata", "clean", name))
+		page, err := os.ReadFile(filepath.Join("..", "..", "testdata", "clean", name))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -63,7 +63,7 @@ func benchDecodeWith(b *testing.B, d decoder, value []byte, hs []kafka.Header) {
 // its time by tens of percent from one binary to the next.
 func BenchmarkDecodeFloor(b *testing.B) {
 	for _, name := range []string{"news_en.html", "news_ru.html"} {
-		page, err := os.ReadFile(filepath.Join("..", "testdata", "clean", name))
+		page, err := os.ReadFile(filepath.Join("..", "..", "testdata", "clean", name))
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -88,7 +88,7 @@ func BenchmarkDecodeFloor(b *testing.B) {
 // UTF-8 page whose header names utf-8, and the legacy golden pages of
 // testdata/charset, decoded to new UTF-8 buffers.
 func BenchmarkDecodeCharset(b *testing.B) {
-	page, err := os.ReadFile(filepath.Join("..", "testdata", "clean", "news_ru.html"))
+	page, err := os.ReadFile(filepath.Join("..", "..", "testdata", "clean", "news_ru.html"))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,12 +1,9 @@
-package stream
+package prepare
 
 import (
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
@@ -198,21 +195,4 @@ func appendAuthors(dst []byte, cl *clean.Cleaner, names []string) []byte {
 		dst = append(dst, k...)
 	}
 	return dst
-}
-
-// SketchRecord reads one JSON record value as record mode does (decode,
-// normalise, sketch with m, which must be a record-mode Method such as
-// lsh.RecordMethod) and returns its record text and sketch, or the input
-// error that would dead-letter it.
-func SketchRecord(cfg DecodeConfig, cl *clean.Cleaner, m lsh.Method, value []byte) (text, sketch []byte, err error) {
-	p := newPreparer(cfg, cl, m)
-	if p.dec.record == nil {
-		return nil, nil, fmt.Errorf("stream: SketchRecord needs a record-mode method, got %s", m.Name())
-	}
-	var s scratch
-	it := p.prepare(&kafka.Message{Value: value}, &s)
-	if it.err != nil {
-		return nil, nil, it.err
-	}
-	return s.text, it.sketch, nil
 }

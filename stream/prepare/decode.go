@@ -1,9 +1,10 @@
-package stream
+package prepare
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -50,7 +51,7 @@ func decodeErr(class, format string, args ...any) *InputError {
 
 // decoder turns message values into Records.
 type decoder struct {
-	cfg    DecodeConfig
+	cfg    Config
 	record []lsh.RecordField // record mode: the fields to read; nil for pages
 }
 
@@ -60,7 +61,7 @@ func (d decoder) decode(m *kafka.Message, looksHTML func([]byte) bool) (Record, 
 	if len(v) == 0 {
 		return Record{}, decodeErr("EmptyValue", "empty value")
 	}
-	if n := messageSize(m); n > d.cfg.MaxMessageBytes {
+	if n := MessageSize(m); n > d.cfg.MaxMessageBytes {
 		return Record{}, decodeErr("Oversized", "record of %d bytes (key, value and headers) exceeds decode.max_message_bytes %d", n, d.cfg.MaxMessageBytes)
 	}
 	v, bom, ierr := readBOM(v)
@@ -92,8 +93,8 @@ func (d decoder) decode(m *kafka.Message, looksHTML func([]byte) bool) (Record, 
 	return rec, nil
 }
 
-// messageSize is what a record weighs in a produce request, near enough.
-func messageSize(m *kafka.Message) int {
+// MessageSize is what a record weighs in a produce request, near enough.
+func MessageSize(m *kafka.Message) int {
 	n := len(m.Key) + len(m.Value)
 	for _, h := range m.Headers {
 		n += len(h.Key) + len(h.Value)
@@ -276,4 +277,10 @@ func fallbackID(m *kafka.Message) string {
 		return string(m.Key)
 	}
 	return SourceOf(m)
+}
+
+// SourceOf names a record by its input position, topic/partition/offset, which
+// a redelivery repeats and a re-crawl of the same page does not.
+func SourceOf(m *kafka.Message) string {
+	return m.Topic + "/" + strconv.Itoa(m.Partition) + "/" + strconv.FormatInt(m.Offset, 10)
 }

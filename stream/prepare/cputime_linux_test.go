@@ -1,6 +1,6 @@
 //go:build linux
 
-package stream
+package prepare
 
 import "syscall"
 
