@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -15,6 +14,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/offline/corpus"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // benchSource makes the bench's documents: the corpus's documents in order,
@@ -94,8 +94,7 @@ func produceBench(ctx context.Context, addr string, s *benchSource, o benchOptio
 // benchMessage is a bench document as the JSON record the filter reads,
 // keyed by its id.
 func benchMessage(id, body string) kafka.Message {
-	v, _ := json.Marshal(map[string]string{"id": id, "body": body}) // strings always marshal
-	return kafka.Message{Key: []byte(id), Value: v}
+	return kafka.Message{Key: []byte(id), Value: prepare.Input{ID: id, Body: body}.JSON()}
 }
 
 // benchBroker starts "dedupstream broker" as a child process on a free loopback

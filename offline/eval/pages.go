@@ -7,14 +7,14 @@ import (
 	"io"
 
 	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // pageRecord is one line of a pages JSONL file.
+// It is an input record the filter reads (prepare.Input: a plain-text page,
+// gen.Plaintext, in body) with the page's labels.
 type pageRecord struct {
-	ID     string `json:"id"`
-	URL    string `json:"url"`
-	HTML   string `json:"html,omitempty"`
-	Body   string `json:"body,omitempty"` // plain-text pages (gen.Plaintext)
+	prepare.Input
 	Origin string `json:"origin"`
 	Kind   string `json:"kind"`
 }
@@ -23,7 +23,7 @@ type pageRecord struct {
 // A plain-text page (gen.Plaintext) goes in the body field instead of html, so
 // that the stream cleans it as text.
 func PageRecord(p gen.Page) ([]byte, error) {
-	rec := pageRecord{ID: p.ID, URL: p.URL, HTML: p.HTML, Origin: p.Origin, Kind: p.Kind.String()}
+	rec := pageRecord{Input: prepare.Input{ID: p.ID, URL: p.URL, HTML: p.HTML}, Origin: p.Origin, Kind: p.Kind.String()}
 	if p.Kind == gen.Plaintext {
 		rec.HTML, rec.Body = "", p.HTML
 	}
