@@ -10,7 +10,7 @@ GO ?= go
 FUZZTIME ?= 100000x
 
 # package:FuzzTarget pairs
-FUZZ_TARGETS = ./stream:FuzzDecode ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
+FUZZ_TARGETS = ./stream/prepare:FuzzDecode ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
 	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./offline/corpus:FuzzReadReuters \
 	./stream/shard:FuzzDecodeLogRecord
 
