@@ -36,6 +36,7 @@ unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags crashpoint ./cmd/dedupstream # the crash hook (crashpoint.go) the crash tests build in
 	$(GO) test -race -count=1 ./...
 
 build:

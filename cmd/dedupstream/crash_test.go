@@ -90,7 +90,7 @@ type crashRun struct {
 
 func newCrashRun(t *testing.T) *crashRun {
 	return &crashRun{
-		t: t, bin: buildBinary(t), addr: processBroker(t), dir: t.TempDir(),
+		t: t, bin: buildCrashBinary(t), addr: processBroker(t), dir: t.TempDir(),
 		rng:   rand.New(rand.NewPCG(*crashSeed, 0x6b696c6c)),
 		gen:   gen.New(gen.Options{Seed: *crashSeed, CopyRate: 0.4}),
 		pages: make(map[string]gen.Page), bad: make(map[string]bool), tally: make(map[string]int),
