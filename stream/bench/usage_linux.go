@@ -1,7 +1,7 @@
-// The memory figures of the bench command: Linux reports them in /proc; on
+// The memory figures of the bench harness: Linux reports them in /proc; on
 // other systems usage_other.go returns 0, "unknown".
 
-package main
+package bench
 
 import (
 	"bufio"
@@ -11,16 +11,16 @@ import (
 	"syscall"
 )
 
-// resetPeakRSS restarts the kernel's peak-RSS counter (VmHWM) for this process.
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
+// ResetPeakRSS restarts the kernel's peak-RSS counter (VmHWM) for this process.
+func ResetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
 
-// peakRSS is VmHWM in bytes, 0 if unknown.
-func peakRSS() int64 { return procStatus("VmHWM") }
+// PeakRSS is VmHWM in bytes, 0 if unknown.
+func PeakRSS() int64 { return ProcStatus("VmHWM") }
 
-// procStatus reads a size field of /proc/self/status in bytes, 0 if unknown:
+// ProcStatus reads a size field of /proc/self/status in bytes, 0 if unknown:
 // VmHWM (peak RSS), RssAnon (heap and stacks), RssFile (mapped files, e.g.
 // Badger's tables, which the kernel can drop under pressure).
-func procStatus(field string) int64 {
+func ProcStatus(field string) int64 {
 	f, err := os.Open("/proc/self/status")
 	if err != nil {
 		return 0
@@ -36,14 +36,14 @@ func procStatus(field string) int64 {
 	return 0
 }
 
-// childPeakRSS is the peak resident memory of an exited child process, in
+// ChildPeakRSS is the peak resident memory of an exited child process, in
 // bytes (Linux reports ru_maxrss in KiB).
-func childPeakRSS(ps *os.ProcessState) int64 {
+func ChildPeakRSS(ps *os.ProcessState) int64 {
 	if ru, ok := ps.SysUsage().(*syscall.Rusage); ok {
 		return ru.Maxrss * 1024
 	}
 	return 0
 }
 
-// stopSignal asks a child filter to drain and stop.
-var stopSignal os.Signal = syscall.SIGTERM
+// StopSignal asks a child filter to drain and stop.
+func StopSignal() os.Signal { return syscall.SIGTERM }

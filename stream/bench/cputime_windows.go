@@ -1,12 +1,12 @@
-package main
+package bench
 
 import (
 	"syscall"
 	"time"
 )
 
-// cpuTime is the process's user+system CPU time.
-func cpuTime() time.Duration {
+// CPUTime is the process's user+system CPU time.
+func CPUTime() time.Duration {
 	var created, exited, kernel, user syscall.Filetime
 	h, err := syscall.GetCurrentProcess()
 	if err != nil {
