@@ -75,9 +75,9 @@ type Pipeline struct {
 	mu      sync.Mutex
 	counts  Counts
 
-	// passthrough forwards records unchanged with no decision: the baseline
-	// that benchmarks compare the filter with.
-	passthrough bool
+	// stages are the work on each fetched batch: the filter's, or the
+	// passthrough's (NewPassthrough).
+	stages stages
 
 	afterStage func(stage string, batch int) error // Deps.AfterStage
 }
@@ -128,6 +128,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		p.order = newReorder(d.ReorderIdle, 8*cfg.Batch.Size)
 	}
 	p.pool.New = func() any { return new(prepare.Scratch) }
+	p.stages = p.filterStages()
 	p.afterStage = d.AfterStage
 	p.clients(d.Security)
 	return p, nil
@@ -140,19 +141,6 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 func (p *Pipeline) clients(sec Security) {
 	p.writer = newWriter(p.cfg, sec, p.log)
 	p.lagClient = newLagClient(p.cfg, sec)
-}
-
-// NewPassthrough builds a pipeline that consumes, forwards every record
-// unchanged to the output topic and commits — the same reader, writer, batching
-// and commit order as the filter, with no decode, sketch or state. It exists to
-// measure the filter's overhead.
-func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
-	if log == nil {
-		log = zap.NewNop()
-	}
-	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil), passthrough: true}
-	p.clients(Security{})
-	return p
 }
 
 // Ready reports whether the pipeline is consuming: Run is fetching (not
@@ -206,9 +194,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	} else {
 		askErr <- nil
 	}
-	go func() { decideErr <- loop(toDecide, decided, p.decide(drain)) }()
-	go func() { emitErr <- loop(decided, emitted, p.emitBatch(drain)) }()
-	err := loop(emitted, nil, p.publishBatch(drain))
+	go func() { decideErr <- loop(toDecide, decided, p.stages.decide(drain)) }()
+	go func() { emitErr <- loop(decided, emitted, p.stages.emit(drain)) }()
+	err := loop(emitted, nil, p.stages.publish(drain))
 	return errors.Join(err, <-emitErr, <-decideErr, <-askErr, <-fetchErr)
 }
 
@@ -273,11 +261,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 			if err := p.step(AfterFetched, b.n); err != nil {
 				return err
 			}
-			if !p.passthrough {
-				start := time.Now()
-				b.items = p.prep.PrepareAll(msgs, p.workers(), &p.pool)
-				p.observe("prepare", start)
-			}
+			p.stages.prepare(&b)
 			out <- b
 		}
 		switch {
@@ -348,14 +332,31 @@ func (p *Pipeline) ask(ctx context.Context) func(*batch) error {
 	}
 }
 
+// stages are the work on each fetched batch, after the fetch: prepare runs in
+// the fetching goroutine, the others each in their own (see Run). The filter
+// has one set (filterStages), the passthrough another (passthroughStages).
+type stages struct {
+	prepare               func(*batch)
+	decide, emit, publish func(ctx context.Context) func(*batch) error
+}
+
+func (p *Pipeline) filterStages() stages {
+	return stages{prepare: p.prepareBatch, decide: p.decide, emit: p.emitBatch, publish: p.publishBatch}
+}
+
+// prepareBatch decodes, cleans and sketches a fetched batch's records, in
+// parallel.
+func (p *Pipeline) prepareBatch(b *batch) {
+	start := time.Now()
+	b.items = p.prep.PrepareAll(b.msgs, p.workers(), &p.pool)
+	p.observe("prepare", start)
+}
+
 // decide decides a batch and stages its new documents, so that whatever
 // happens next, a replay finds the verdicts given here. In sharded mode the
 // shards staged them when they answered.
 func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
-		if p.passthrough {
-			return nil
-		}
 		start := time.Now()
 		dec, err := p.decideItems(ctx, b)
 		if err != nil {
@@ -433,9 +434,6 @@ func countReplayed(ds []Decision) int {
 // emitBatch writes a decided batch's output and waits for the broker's ack.
 func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
-		if p.passthrough {
-			return p.forward(ctx, b.msgs)
-		}
 		start := time.Now()
 		if err := p.emit(ctx, b.msgs, b.dec.outs); err != nil {
 			return err
@@ -451,14 +449,12 @@ func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 func (p *Pipeline) publishBatch(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
 		start := time.Now()
-		if !p.passthrough {
-			if err := p.publish(ctx, b); err != nil {
-				return err
-			}
-			start = p.observe("publish", start)
-			if err := p.step(AfterPublished, b.n); err != nil {
-				return err
-			}
+		if err := p.publish(ctx, b); err != nil {
+			return err
+		}
+		start = p.observe("publish", start)
+		if err := p.step(AfterPublished, b.n); err != nil {
+			return err
 		}
 		p.commit(ctx, b.msgs)
 		p.observe("commit", start)
@@ -481,15 +477,6 @@ func (p *Pipeline) publish(ctx context.Context, b *batch) error {
 	}
 	p.dec.Retire(b.dec.Decided)
 	return nil
-}
-
-// forward is emit for a passthrough pipeline: every record unchanged.
-func (p *Pipeline) forward(ctx context.Context, msgs []kafka.Message) error {
-	out := make([]kafka.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = kafka.Message{Topic: p.cfg.Kafka.Output, Key: m.Key, Value: m.Value, Headers: m.Headers, Time: m.Time}
-	}
-	return p.write(ctx, out)
 }
 
 func (p *Pipeline) workers() int {

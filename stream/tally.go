@@ -12,14 +12,6 @@ import (
 // tally updates counts and metrics after a batch is committed.
 func (p *Pipeline) tally(b *batch) {
 	p.observeLag(b.msgs)
-	if p.passthrough {
-		p.mu.Lock()
-		p.counts.Batches++
-		p.counts.Records += int64(len(b.msgs))
-		p.counts.Forwarded += int64(len(b.msgs))
-		p.mu.Unlock()
-		return
-	}
 	items, st, outs := b.items, &b.dec.Stats, b.dec.outs
 	p.mu.Lock()
 	c := &p.counts
