@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 

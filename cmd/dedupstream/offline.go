@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/dedupstream/dedupstream/offline/fim"
+	"github.com/dedupstream/dedupstream/offline/algo/fim"
 )
 
 const offlineUsage = `usage: dedupstream offline <command> [flags]

@@ -9,8 +9,8 @@ import (
 	"strings"
 
 	"github.com/dedupstream/dedupstream/offline"
-	"github.com/dedupstream/dedupstream/offline/cluster"
-	"github.com/dedupstream/dedupstream/offline/quality"
+	"github.com/dedupstream/dedupstream/offline/algo/cluster"
+	"github.com/dedupstream/dedupstream/offline/lab/quality"
 	"github.com/dedupstream/dedupstream/offline/report"
 	"github.com/dedupstream/dedupstream/state"
 )

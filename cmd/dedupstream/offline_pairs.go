@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/dedupstream/dedupstream/offline"
-	"github.com/dedupstream/dedupstream/offline/quality"
+	"github.com/dedupstream/dedupstream/offline/lab/quality"
 	"github.com/dedupstream/dedupstream/state"
 )
 
