@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/dedupstream/dedupstream/lsh/measure"
 )
 
 // benchDoc is the 3 KB document of the method benchmarks.
@@ -120,13 +122,13 @@ func BenchmarkEditSimilarity(b *testing.B) {
 	b.Run("full", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			EditSimilarity(x, y)
+			measure.EditSimilarity(x, y)
 		}
 	})
 	b.Run("atleast0.8", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			EditSimilarityAtLeast(x, y, 0.8)
+			measure.EditSimilarityAtLeast(x, y, 0.8)
 		}
 	})
 }

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/measure"
 )
 
 // printExact prints the exact measures of two cleaned texts.
@@ -15,16 +16,16 @@ func printExact(w io.Writer, sh lsh.Shingling, vocab *lsh.Vocabulary, a, b []byt
 	sa, sb := lsh.SortedSet(sh.Append(nil, a)), lsh.SortedSet(sh.Append(nil, b))
 	o := lsh.OverlapOf(sa, sb)
 	wa, wb := lsh.AppendWords(nil, a), lsh.AppendWords(nil, b)
-	edit := lsh.EditSimilarity(wa, wb) // before TermFrequencies sorts the words
-	ta, tb := lsh.TermFrequencies(nil, wa), lsh.TermFrequencies(nil, wb)
+	edit := measure.EditSimilarity(wa, wb) // before TermFrequencies sorts the words
+	ta, tb := measure.TermFrequencies(nil, wa), measure.TermFrequencies(nil, wb)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "exact (shingles %s: A %d, B %d, shared %d; words A %d, B %d)\n", sh.Version(), o.SizeA, o.SizeB, o.Inter, len(wa), len(wb))
 	fmt.Fprintf(tw, "  resemblance\t%.3f\n", o.Resemblance())
 	fmt.Fprintf(tw, "  containment A in B\t%.3f\n", o.AinB())
 	fmt.Fprintf(tw, "  containment B in A\t%.3f\n", o.BinA())
-	fmt.Fprintf(tw, "  weighted Jaccard (word tf)\t%.3f\n", lsh.WeightedJaccard(ta, tb))
+	fmt.Fprintf(tw, "  weighted Jaccard (word tf)\t%.3f\n", measure.WeightedJaccard(ta, tb))
 	if vocab != nil {
-		fmt.Fprintf(tw, "  tf-idf cosine\t%.3f\n", lsh.Cosine(vocab.TFIDF(ta), vocab.TFIDF(tb)))
+		fmt.Fprintf(tw, "  tf-idf cosine\t%.3f\n", measure.Cosine(measure.TFIDF(vocab, ta), measure.TFIDF(vocab, tb)))
 	} else {
 		fmt.Fprintf(tw, "  tf-idf cosine\t- (needs --vocab)\n")
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/measure"
 )
 
 // TestSuperShingleOnCorpusPairs compares the number of oracle pairs sharing a
@@ -50,9 +51,9 @@ func shareAny(a, b []uint64) bool {
 // tfCosine is the cosine of the shingle term-frequency vectors of two texts, the
 // angle SimHash with shingle features estimates.
 func tfCosine(a, b []byte) float64 {
-	va := lsh.TermFrequencies(nil, words5.Append(nil, a))
-	vb := lsh.TermFrequencies(nil, words5.Append(nil, b))
-	return lsh.Cosine(va, vb)
+	va := measure.TermFrequencies(nil, words5.Append(nil, a))
+	vb := measure.TermFrequencies(nil, words5.Append(nil, b))
+	return measure.Cosine(va, vb)
 }
 
 // TestSimHashOnCorpus checks, on real text, that fingerprint bits are balanced

@@ -1,4 +1,4 @@
-package lsh
+package measure
 
 import (
 	"math"
@@ -31,9 +31,14 @@ func TermFrequencies(dst TermVector, terms []uint64) TermVector {
 	return dst
 }
 
-// TFIDF multiplies each weight of tf by the idf of its term, in place, and
-// returns tf. The terms must be word fingerprints (AppendWords).
-func (v *Vocabulary) TFIDF(tf TermVector) TermVector {
+// IDF is what TFIDF needs of a vocabulary; lsh.Vocabulary implements it.
+type IDF interface {
+	IDF(fp uint64) float64
+}
+
+// TFIDF multiplies each weight of tf by the idf v gives its term, in place,
+// and returns tf. The terms must be word fingerprints (lsh.AppendWords).
+func TFIDF(v IDF, tf TermVector) TermVector {
 	for i := range tf {
 		tf[i].Weight *= v.IDF(tf[i].Term)
 	}
@@ -56,7 +61,7 @@ func WeightedJaccard(a, b TermVector) float64 {
 }
 
 // Cosine returns a·b / (|a|·|b|), 0 if either vector is zero. With tf-idf
-// vectors (Vocabulary.TFIDF) it is the classic cosine over tf-idf.
+// vectors (TFIDF) it is the classic cosine over tf-idf.
 func Cosine(a, b TermVector) float64 {
 	var dot, na, nb float64
 	mergeVectors(a, b, func(x, y float64) {

@@ -1,4 +1,4 @@
-package lsh
+package measure
 
 // Levenshtein returns the edit distance between two token sequences (for
 // example word fingerprints from AppendWords): the fewest insertions,
