@@ -95,7 +95,7 @@ type Estimate struct {
 type Scratch struct {
 	shingles []uint64
 	words    []byte            // text after stop-word removal and stemming
-	stems    map[string]string // recent words' stems (see appendStem)
+	stems    map[string]string // recent words' stems (see clean.AppendFilteredWords)
 	keysCut  int               // keys the last Sketch left out (full.max_keys)
 	hashes   []uint64
 	sig      Signature

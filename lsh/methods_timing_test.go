@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/lsh/measure"
 )
 
@@ -162,7 +163,7 @@ func stemDoc(paragraph string) []byte {
 // Scratch's cache; the /cold runs start each document with an empty cache
 // (every distinct word stemmed once), the cost of a page of new words.
 func BenchmarkShinglingStem(b *testing.B) {
-	both := LangEnglish | LangRussian
+	both := clean.LangEnglish | clean.LangRussian
 	for _, doc := range []struct {
 		name string
 		text []byte

@@ -1,4 +1,4 @@
-package lsh
+package clean
 
 import (
 	"bytes"
@@ -52,17 +52,6 @@ func (l Langs) String() string {
 	return "en+ru"
 }
 
-// appendVersion appends the short version-string form: "en", "ru" or "enru".
-func (l Langs) appendVersion(b []byte) []byte {
-	if l&LangEnglish != 0 {
-		b = append(b, "en"...)
-	}
-	if l&LangRussian != 0 {
-		b = append(b, "ru"...)
-	}
-	return b
-}
-
 // wordLang returns the language of a word by the script of its first letter
 // (0 when it has no Latin or Cyrillic letter before a digit or other letter).
 func wordLang(w []byte) Langs {
@@ -101,13 +90,14 @@ func isStopWord(lang Langs, w []byte) bool {
 	return english.IsStopWord(string(w))
 }
 
-// maxStems bounds a stem cache: it is cleared when it holds this many words.
-const maxStems = 1 << 12
+// MaxStems bounds a stem cache (AppendFilteredWords' stems): it is cleared
+// when it holds this many words.
+const MaxStems = 1 << 12
 
 // appendStem appends lang's Snowball stem of w to dst (w itself if the
 // stem is empty). Stop words are stemmed too. stems, if not nil, caches
 // stems by word: a word's stem depends on the word alone (its script picks
-// the language), so one cache serves every Shingling. Snowball costs about
+// the language), so one cache serves every caller. Snowball costs about
 // a microsecond and a few allocations a word, and a page's words repeat.
 func appendStem(dst []byte, lang Langs, w []byte, stems map[string]string) []byte {
 	if s, ok := stems[string(w)]; ok {
@@ -123,7 +113,7 @@ func appendStem(dst []byte, lang Langs, w []byte, stems map[string]string) []byt
 		s = string(w)
 	}
 	if stems != nil {
-		if len(stems) >= maxStems {
+		if len(stems) >= MaxStems {
 			clear(stems)
 		}
 		stems[string(w)] = s
@@ -131,13 +121,13 @@ func appendStem(dst []byte, lang Langs, w []byte, stems map[string]string) []byt
 	return append(dst, s...)
 }
 
-// appendFilteredWords appends to dst the words of text (single-space
+// AppendFilteredWords appends to dst the words of text (single-space
 // separated, as the cleaner writes them) without the stop words of stop and
 // with the words of stem's languages replaced by their stems, joined by
 // single spaces. When every word is a stop word, the words are kept (and
 // stemmed): a page of only stop words ("to be or not to be") still has a
 // sketch.
-func appendFilteredWords(dst, text []byte, stop, stem Langs, stems map[string]string) []byte {
+func AppendFilteredWords(dst, text []byte, stop, stem Langs, stems map[string]string) []byte {
 	base := len(dst)
 	dst = appendWordsExcept(dst, text, stop, stem, stems)
 	if len(dst) == base && stop != 0 {
