@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // Config chooses a Method and its parameters. Params is inlined in YAML, so a
@@ -370,7 +371,7 @@ func (m IMatchParams) validate() error {
 // NewMethod returns the Method c names. c must have been through
 // EnsureDefaults; NewMethod validates it. vocab is required by imatch and by
 // simhash with idf, and ignored otherwise.
-func NewMethod(c Config, vocab *Vocabulary) (Method, error) {
+func NewMethod(c Config, vocab *vocab.Vocabulary) (Method, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -386,7 +387,7 @@ func NewMethod(c Config, vocab *Vocabulary) (Method, error) {
 }
 
 // newMethod returns the Method c names, without verification; c is valid.
-func newMethod(c Config, vocab *Vocabulary) (Method, error) {
+func newMethod(c Config, vocab *vocab.Vocabulary) (Method, error) {
 	sh := c.Shingling()
 	switch c.Method {
 	case MethodMinHash:

@@ -19,7 +19,7 @@
 //   - full: the whole fingerprint set, exact;
 //   - supershingle: Fetterly's super- and mega-shingles;
 //   - simhash: Charikar's 64-bit SimHash, keys from its bit tables;
-//   - imatch: the I-Match lexical signature over a [Vocabulary].
+//   - imatch: the I-Match lexical signature over a vocab.Vocabulary (lsh/vocab).
 //
 // Config.Contain gives minhash and oph the contained verdict with a
 // floored mod-m sample beside their own sketch; Config.Verify makes a

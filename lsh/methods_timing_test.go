@@ -7,6 +7,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/lsh/measure"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // benchDoc is the 3 KB document of the method benchmarks.
@@ -136,7 +137,7 @@ func BenchmarkEditSimilarity(b *testing.B) {
 
 func BenchmarkVocabularyAdd(b *testing.B) {
 	text := zipfText(rand.New(rand.NewPCG(1, 4)), 3<<10)
-	var vb VocabularyBuilder
+	var vb vocab.Builder
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream/prepare"
 )
@@ -43,7 +44,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if *vocabPath != "" {
 		cfg.Vocabulary = *vocabPath
 	}
-	var vocab *lsh.Vocabulary // read once: the configured method and the estimates share it
+	var vocab *vocab.Vocabulary // read once: the configured method and the estimates share it
 	if !cfg.Record.Enabled {
 		if vocab, err = readVocabulary(cfg.Vocabulary); err != nil {
 			return err

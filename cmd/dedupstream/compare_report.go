@@ -9,10 +9,11 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/measure"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // printExact prints the exact measures of two cleaned texts.
-func printExact(w io.Writer, sh lsh.Shingling, vocab *lsh.Vocabulary, a, b []byte) {
+func printExact(w io.Writer, sh lsh.Shingling, vocab *vocab.Vocabulary, a, b []byte) {
 	sa, sb := lsh.SortedSet(sh.Append(nil, a)), lsh.SortedSet(sh.Append(nil, b))
 	o := lsh.OverlapOf(sa, sb)
 	wa, wb := lsh.AppendWords(nil, a), lsh.AppendWords(nil, b)
@@ -36,7 +37,7 @@ func printExact(w io.Writer, sh lsh.Shingling, vocab *lsh.Vocabulary, a, b []byt
 // printEstimates sketches both texts with every method and prints what each
 // one's Compare says. The configured method is used as configured; the others
 // share its shingling, threshold and seed, with their own defaults.
-func printEstimates(w io.Writer, configured lsh.Config, vocab *lsh.Vocabulary, a, b []byte) error {
+func printEstimates(w io.Writer, configured lsh.Config, vocab *vocab.Vocabulary, a, b []byte) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\tversion\tresemblance\tA in B\tB in A\tdistance\tnear")
 	for _, name := range lsh.MethodNames() {

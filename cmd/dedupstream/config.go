@@ -12,6 +12,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/prepare"
@@ -194,7 +195,7 @@ func (c *Config) newMethod() (lsh.Method, error) {
 
 // methodWith builds the configured sketch method with vocab, the vocabulary
 // file's contents (nil for none); record mode takes none.
-func (c *Config) methodWith(vocab *lsh.Vocabulary) (lsh.Method, error) {
+func (c *Config) methodWith(vocab *vocab.Vocabulary) (lsh.Method, error) {
 	if c.Record.Enabled {
 		m, err := lsh.NewRecordMethod(c.Record, c.Sketch)
 		if err != nil {
@@ -210,7 +211,7 @@ func (c *Config) methodWith(vocab *lsh.Vocabulary) (lsh.Method, error) {
 }
 
 // readVocabulary reads a vocabulary file; nil for an empty path.
-func readVocabulary(path string) (*lsh.Vocabulary, error) {
+func readVocabulary(path string) (*vocab.Vocabulary, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -219,7 +220,7 @@ func readVocabulary(path string) (*lsh.Vocabulary, error) {
 		return nil, fmt.Errorf("vocabulary: %w", err)
 	}
 	defer f.Close()
-	v, err := lsh.ReadVocabulary(f)
+	v, err := vocab.Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
 	}

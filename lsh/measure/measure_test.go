@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 func words(s string) []uint64 { return lsh.AppendWords(nil, []byte(s)) }
@@ -30,7 +31,7 @@ func TestWeightedJaccardAndCosine(t *testing.T) {
 }
 
 func TestTFIDF(t *testing.T) {
-	var b lsh.VocabularyBuilder
+	var b vocab.Builder
 	b.Add([]byte("the cat"))
 	b.Add([]byte("the dog"))
 	v := b.Vocabulary()

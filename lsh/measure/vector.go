@@ -31,7 +31,7 @@ func TermFrequencies(dst TermVector, terms []uint64) TermVector {
 	return dst
 }
 
-// IDF is what TFIDF needs of a vocabulary; lsh.Vocabulary implements it.
+// IDF is what TFIDF needs of a vocabulary; vocab.Vocabulary implements it.
 type IDF interface {
 	IDF(fp uint64) float64
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 	"github.com/dedupstream/dedupstream/offline/algo/cluster"
 	"github.com/dedupstream/dedupstream/offline/lab/quality"
 )
@@ -120,15 +121,15 @@ func Run(docs []Doc, truth TruthFunc, o Options) ([]Row, error) {
 	return rows, nil
 }
 
-func vocabulary(docs []Doc) *lsh.Vocabulary {
-	var b lsh.VocabularyBuilder
+func vocabulary(docs []Doc) *vocab.Vocabulary {
+	var b vocab.Builder
 	for _, d := range docs {
 		b.Add(d.Text)
 	}
 	return b.Vocabulary()
 }
 
-func runOne(docs []Doc, tr Truth, ct *containTruth, base lsh.Config, name string, t float64, alg cluster.Algorithm, vocab *lsh.Vocabulary) (Row, error) {
+func runOne(docs []Doc, tr Truth, ct *containTruth, base lsh.Config, name string, t float64, alg cluster.Algorithm, vocab *vocab.Vocabulary) (Row, error) {
 	c := base
 	c.Method, c.Params.Threshold = name, t
 	c.EnsureDefaults()

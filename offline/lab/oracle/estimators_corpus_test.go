@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // realPairs is the shared fixture of the corpus estimator tests: Reuters and 20
@@ -151,7 +152,7 @@ func sketchAll(t *testing.T, m lsh.Method, docs []doc) ([][]byte, [][]uint64) {
 	return sks, keys
 }
 
-func newMethod(t *testing.T, c lsh.Config, v *lsh.Vocabulary) lsh.Method {
+func newMethod(t *testing.T, c lsh.Config, v *vocab.Vocabulary) lsh.Method {
 	t.Helper()
 	c.EnsureDefaults()
 	m, err := lsh.NewMethod(c, v)

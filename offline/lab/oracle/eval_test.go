@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 var evalFlag = flag.Bool("eval", false, "print the recall/precision table of every method on both corpora")
@@ -159,7 +160,7 @@ func TestEvaluation(t *testing.T) {
 			}
 		}
 		t.Logf("%s: %d documents (with edited copies), oracle %+v, %d pairs with J >= 0.4", name, len(docs), st, len(truth))
-		var vb lsh.VocabularyBuilder
+		var vb vocab.Builder
 		for _, d := range docs {
 			vb.Add(d.text)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/measure"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // TestSuperShingleOnCorpusPairs compares the number of oracle pairs sharing a
@@ -100,7 +101,7 @@ func TestSimHashOnCorpus(t *testing.T) {
 // agree and that random pairs rarely do.
 func TestIMatchOnCorpus(t *testing.T) {
 	rp := loadRealPairs(t)
-	var vb lsh.VocabularyBuilder
+	var vb vocab.Builder
 	for _, d := range rp.docs {
 		vb.Add(d.text)
 	}

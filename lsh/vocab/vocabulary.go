@@ -1,7 +1,8 @@
-package lsh
+package vocab
 
 import (
 	"bytes"
+	"iter"
 	"math"
 	"slices"
 
@@ -11,9 +12,9 @@ import (
 // Vocabulary holds collection statistics of words: how many documents were
 // counted (N), and per word its document frequency df (documents containing
 // it) and collection frequency cf (occurrences). Words are looked up by
-// their fingerprint, as AppendWords computes it. A Vocabulary is immutable
-// and safe for concurrent use; build one with a VocabularyBuilder or read
-// one with ReadVocabulary.
+// their fingerprint, xxhash64 of the word as lsh.AppendWords computes it. A
+// Vocabulary is immutable and safe for concurrent use; build one with a
+// Builder or read one with Read.
 type Vocabulary struct {
 	docs   int64
 	tokens int64 // Σ cf
@@ -66,15 +67,33 @@ func (v *Vocabulary) IDF(fp uint64) float64 {
 // NIDF returns the normalised idf, IDF/ln(N), in [0, 1]: 0 for a word in
 // every document, 1 for a word in one (or none). It is 0 when N <= 1.
 func (v *Vocabulary) NIDF(fp uint64) float64 {
-	return v.nidf(max(v.DF(fp), 1))
+	return v.NIDFOf(max(v.DF(fp), 1))
 }
 
-func (v *Vocabulary) nidf(df int64) float64 {
+// NIDFOf is the normalised idf of a word in df ≥ 1 documents.
+func (v *Vocabulary) NIDFOf(df int64) float64 {
 	if v.docs <= 1 {
 		return 0
 	}
 	return math.Log(float64(v.docs)/float64(df)) / math.Log(float64(v.docs))
 }
+
+// Stat is a word's counts: documents containing it and occurrences.
+type Stat struct{ DF, CF int64 }
+
+// All yields every counted word's fingerprint and counts, in no order.
+func (v *Vocabulary) All() iter.Seq2[uint64, Stat] {
+	return func(yield func(uint64, Stat) bool) {
+		for fp, t := range v.terms {
+			if !yield(fp, Stat{DF: t.df, CF: t.cf}) {
+				return
+			}
+		}
+	}
+}
+
+// Has reports whether the word with fingerprint fp was counted.
+func (v *Vocabulary) Has(fp uint64) bool { return v.terms[fp] != nil }
 
 // Digest returns a 64-bit hash of the Vocabulary's canonical file form:
 // equal for equal statistics, whichever way they were made. Sketch versions
@@ -99,16 +118,16 @@ func (v *Vocabulary) seal() *Vocabulary {
 	return v
 }
 
-// VocabularyBuilder counts documents into a Vocabulary. The zero value is
+// Builder counts documents into a Vocabulary. The zero value is
 // ready to use; it is not safe for concurrent use.
-type VocabularyBuilder struct {
+type Builder struct {
 	v Vocabulary
 }
 
 // Add counts one normalised document (words separated by single spaces).
 // Words that the file format cannot hold — empty ones (from doubled spaces)
 // and ones containing a tab, newline or carriage return — are skipped.
-func (b *VocabularyBuilder) Add(text []byte) {
+func (b *Builder) Add(text []byte) {
 	if b.v.terms == nil {
 		b.v.terms = make(map[uint64]*termStat)
 	}
@@ -127,7 +146,7 @@ func (b *VocabularyBuilder) Add(text []byte) {
 	}
 }
 
-func (b *VocabularyBuilder) count(fp uint64, word []byte) {
+func (b *Builder) count(fp uint64, word []byte) {
 	t := b.v.terms[fp]
 	if t == nil {
 		t = &termStat{word: string(word)}
@@ -148,7 +167,7 @@ func validWord(word []byte) bool {
 
 // Vocabulary returns the statistics counted so far, as an independent
 // copy: the builder may go on counting.
-func (b *VocabularyBuilder) Vocabulary() *Vocabulary {
+func (b *Builder) Vocabulary() *Vocabulary {
 	v := &Vocabulary{docs: b.v.docs, tokens: b.v.tokens, terms: make(map[uint64]*termStat, len(b.v.terms))}
 	for fp, t := range b.v.terms {
 		v.terms[fp] = &termStat{df: t.df, cf: t.cf, word: t.word}

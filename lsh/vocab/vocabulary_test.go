@@ -1,4 +1,4 @@
-package lsh
+package vocab
 
 import (
 	"bytes"
@@ -12,7 +12,7 @@ import (
 func wordFP(w string) uint64 { return xxhash.Sum64String(w) }
 
 func TestVocabularyCounts(t *testing.T) {
-	var b VocabularyBuilder
+	var b Builder
 	b.Add([]byte("the cat sat on the mat"))
 	b.Add([]byte("the dog"))
 	b.Add([]byte("a  cat\tdog")) // an empty word and a tab: skipped
@@ -56,7 +56,7 @@ const goldenVocab = "dedupstream vocabulary 1\n" +
 	"2\t2\tthe\n"
 
 func TestVocabularyFile(t *testing.T) {
-	var b VocabularyBuilder
+	var b Builder
 	b.Add([]byte("the cat sat"))
 	b.Add([]byte("the dog"))
 	v := b.Vocabulary()
@@ -65,7 +65,7 @@ func TestVocabularyFile(t *testing.T) {
 	if err != nil || n != int64(buf.Len()) || buf.String() != goldenVocab {
 		t.Fatalf("WriteTo = %d, %v:\n%s\nwant:\n%s", n, err, buf.String(), goldenVocab)
 	}
-	r, err := ReadVocabulary(strings.NewReader(goldenVocab))
+	r, err := Read(strings.NewReader(goldenVocab))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,7 @@ func TestVocabularyFile(t *testing.T) {
 func TestReadVocabularyErrors(t *testing.T) {
 	f := func(file, want string) {
 		t.Helper()
-		_, err := ReadVocabulary(strings.NewReader(file))
+		_, err := Read(strings.NewReader(file))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want one containing %q", file, err, want)
 		}
@@ -102,13 +102,13 @@ func TestReadVocabularyErrors(t *testing.T) {
 	f(head+strings.Repeat("a", maxVocabLine+1)+"\n", "line 3")
 }
 
-func FuzzReadVocabulary(f *testing.F) {
+func FuzzRead(f *testing.F) {
 	f.Add([]byte(goldenVocab))
 	f.Add([]byte("dedupstream vocabulary 1\ndocs 0 tokens 0\n"))
 	f.Add([]byte("dedupstream vocabulary 1\ndocs 3 tokens 4\n1\t1\tа\n2\t3\tб\n"))
 	f.Add([]byte("dedupstream vocabulary 1\ndocs 1 tokens 1\n1\t1\t\xff\n"))
 	f.Fuzz(func(t *testing.T, file []byte) {
-		v, err := ReadVocabulary(bytes.NewReader(file))
+		v, err := Read(bytes.NewReader(file))
 		if err != nil {
 			return
 		}
@@ -131,47 +131,4 @@ func FuzzReadVocabulary(f *testing.F) {
 			t.Fatalf("cf sums to %d, tokens %d", sum, v.tokens)
 		}
 	})
-}
-
-func TestIMatch(t *testing.T) {
-	// N = 16: nidf = 1 − ln(df)/ln(16). "common" is in every document
-	// (nidf 0), alpha, beta, gamma in 4 (0.5), delta in 2 (0.75), "rare" in
-	// one (1).
-	var b VocabularyBuilder
-	b.Add([]byte("common alpha beta gamma rare"))
-	for range 3 {
-		b.Add([]byte("common alpha beta gamma"))
-	}
-	for range 2 {
-		b.Add([]byte("common delta"))
-	}
-	for range 10 {
-		b.Add([]byte("common"))
-	}
-	v := b.Vocabulary()
-	m := NewIMatch(v, IMatchParams{Select: "idf", Low: 0.2, High: 0.8, MinWords: 3})
-	sig := func(text string) (uint64, int, bool) {
-		sel := m.Select(nil, AppendWords(nil, []byte(text)))
-		s, ok := m.Signature(sel)
-		return s, len(sel), ok
-	}
-	base, n, ok := sig("common alpha beta gamma")
-	if !ok || n != 3 {
-		t.Fatalf("base: %d words, ok %v; want alpha, beta, gamma", n, ok)
-	}
-	for _, same := range []string{"gamma beta alpha", "alpha alpha beta gamma common common", "rare alpha beta unseen gamma"} {
-		if s, _, _ := sig(same); s != base {
-			t.Errorf("%q: signature differs from the base's; only order, counts and out-of-band words changed", same)
-		}
-	}
-	if s, _, _ := sig("alpha beta gamma delta"); s == base {
-		t.Error("adding an in-band word did not change the signature")
-	}
-	if _, n, ok := sig("alpha beta common"); ok || n != 2 {
-		t.Errorf("two in-band words: ok %v n %d, want no signature", ok, n)
-	}
-	cf := NewIMatch(v, IMatchParams{Select: "cf", Low: 2, High: 8, MinWords: 1})
-	if n := len(cf.Select(nil, AppendWords(nil, []byte("common alpha delta rare")))); n != 2 {
-		t.Errorf("cf in [2, 8]: %d words selected, want alpha (cf 4) and delta (cf 2)", n)
-	}
 }

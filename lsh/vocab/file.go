@@ -1,4 +1,4 @@
-package lsh
+package vocab
 
 import (
 	"bufio"
@@ -56,9 +56,9 @@ func (v *Vocabulary) WriteTo(w io.Writer) (int64, error) {
 	return n, nil
 }
 
-// ReadVocabulary reads a vocabulary file (see WriteTo). Errors name the
+// Read reads a vocabulary file (see WriteTo). Errors name the
 // line at fault.
-func ReadVocabulary(r io.Reader) (*Vocabulary, error) {
+func Read(r io.Reader) (*Vocabulary, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 4096), maxVocabLine)
 	sc.Split(scanLines)
