@@ -28,7 +28,7 @@ type Config struct {
 	// Record switches to structured records (record mode); it replaces
 	// sketch.method and reads sketch.threshold, fp_weight, fn_weight and seed.
 	Record lsh.RecordConfig `yaml:"record"`
-	// Vocabulary is a vocabulary file (lsh.ReadVocabulary) of collection
+	// Vocabulary is a vocabulary file (vocab.Read) of collection
 	// statistics, required by sketch.method imatch and sketch.simhash.idf.
 	Vocabulary string        `yaml:"vocabulary"`
 	State      state.Options `yaml:"state"`
