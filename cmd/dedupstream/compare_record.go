@@ -59,14 +59,15 @@ func missingSide(f lsh.FieldSimilarity) string {
 	return "B"
 }
 
-// recordFields splits a record text for display; nil for a stored record.
+// recordFields splits a record text for display (lsh.SplitRecordText), the
+// items of a field joined by "; "; nil for a stored record.
 func recordFields(text []byte) []string {
 	if text == nil {
 		return nil
 	}
-	fs := strings.Split(string(text), string(rune(lsh.RecordFieldSep)))
-	for i, f := range fs {
-		fs[i] = strings.ReplaceAll(f, string(rune(lsh.RecordItemSep)), "; ")
+	var fs []string
+	for _, items := range lsh.SplitRecordText(text) {
+		fs = append(fs, strings.Join(items, "; "))
 	}
 	return fs
 }
