@@ -10,8 +10,8 @@ GO ?= go
 FUZZTIME ?= 100000x
 
 # package:FuzzTarget pairs
-FUZZ_TARGETS = ./stream:FuzzDecode ./stream:FuzzDecodeFast ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
-	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./offline/corpus:FuzzReadReuters \
+FUZZ_TARGETS = ./stream/prepare:FuzzDecode ./stream/prepare:FuzzDecodeFast ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
+	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./offline/lab/corpus:FuzzReadReuters \
 	./stream/shard:FuzzDecodeLogRecord
 
 # GOOS/GOARCH pairs that "make cross" (part of make test) builds the module for:
@@ -36,6 +36,7 @@ unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) vet -tags crashpoint ./cmd/dedupstream # the crash hook (crashpoint.go) the crash tests build in
 	$(GO) test -race -count=1 ./...
 
 build:

@@ -176,8 +176,7 @@ func (m *bottomKMethod) KeyBands() int   { return 0 }
 func (m *bottomKMethod) shingling() Shingling { return m.sh }
 
 func (m *bottomKMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
-	return m.sketchShingles(sc, sketch, keys)
+	return sketchText(m, sc, text, sketch, keys)
 }
 
 func (m *bottomKMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {

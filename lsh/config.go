@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // Config chooses a Method and its parameters. Params is inlined in YAML, so a
@@ -30,7 +33,7 @@ type Config struct {
 	// StopWords and Stem name the languages whose Snowball stop words are
 	// dropped and whose words are stemmed before shingling: none, en, ru,
 	// en+ru or auto (= en+ru: each word by its script); "" → none. See
-	// Shingling and Langs.
+	// Shingling and clean.Langs.
 	StopWords string `yaml:"stopwords"`
 	Stem      string `yaml:"stem"`
 	// Containment is the least estimated containment of a document in an
@@ -242,8 +245,8 @@ func (m *IMatchParams) ensureDefaults() {
 // Shingling returns the shingling the Config describes. Invalid language
 // values (which Validate reports) count as none.
 func (c Config) Shingling() Shingling {
-	stop, _ := ParseLangs("sketch.stopwords", c.StopWords)
-	stem, _ := ParseLangs("sketch.stem", c.Stem)
+	stop, _ := clean.ParseLangs("sketch.stopwords", c.StopWords)
+	stem, _ := clean.ParseLangs("sketch.stem", c.Stem)
 	return Shingling{Length: c.Params.Shingle, Offset: c.ShingleOffset, Chars: c.CharNgrams,
 		StopWords: stop, Stem: stem}
 }
@@ -252,11 +255,11 @@ func (c Config) Shingling() Shingling {
 // method reads shingles: imatch and simhash with idf look words up in a
 // Vocabulary of unstemmed words.
 func (c Config) validateWords() error {
-	stop, err := ParseLangs("sketch.stopwords", c.StopWords)
+	stop, err := clean.ParseLangs("sketch.stopwords", c.StopWords)
 	if err != nil {
 		return err
 	}
-	stem, err := ParseLangs("sketch.stem", c.Stem)
+	stem, err := clean.ParseLangs("sketch.stem", c.Stem)
 	if err != nil {
 		return err
 	}
@@ -368,7 +371,7 @@ func (m IMatchParams) validate() error {
 // NewMethod returns the Method c names. c must have been through
 // EnsureDefaults; NewMethod validates it. vocab is required by imatch and by
 // simhash with idf, and ignored otherwise.
-func NewMethod(c Config, vocab *Vocabulary) (Method, error) {
+func NewMethod(c Config, vocab *vocab.Vocabulary) (Method, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -384,7 +387,7 @@ func NewMethod(c Config, vocab *Vocabulary) (Method, error) {
 }
 
 // newMethod returns the Method c names, without verification; c is valid.
-func newMethod(c Config, vocab *Vocabulary) (Method, error) {
+func newMethod(c Config, vocab *vocab.Vocabulary) (Method, error) {
 	sh := c.Shingling()
 	switch c.Method {
 	case MethodMinHash:

@@ -55,8 +55,7 @@ func (m *containMethod) KeyBands() int   { return 0 }
 func (m *containMethod) shingling() Shingling { return m.inner.shingling() }
 
 func (m *containMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.inner.shingling().appendScratch(sc, sc.shingles[:0], text)
-	return m.sketchShingles(sc, sketch, keys)
+	return sketchText(m, sc, text, sketch, keys)
 }
 
 func (m *containMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {

@@ -1,20 +1,44 @@
-// Package lsh turns normalised text into shingle fingerprints, MinHash
-// signatures and LSH band keys, and estimates similarity from them.
+// Package lsh turns normalised text into sketches and index keys, and
+// estimates from two sketches how alike their documents are. It imports no
+// other package of this module; cleaning lives in lsh/clean and the exact
+// measures that explain a verdict in lsh/measure.
 //
-// The pipeline is
+// # Methods
 //
-//	text ──Shingles──▶ []uint64 ──Signature──▶ Signature ──BandKeys──▶ []uint64
+// A [Method] is one way of sketching documents, as the pipeline uses it:
+// Sketch the normalised text once (an encoded sketch and its index keys),
+// look the keys up in an index, and Compare the encoded sketches of each
+// candidate, which gives an [Estimate] and the method's own verdict, Near.
+// [NewMethod] builds one from a [Config]; [MethodNames] lists them:
+//
+//   - minhash: the minima of n permutations ([Sketcher]), LSH band keys;
+//   - bottomk: the n smallest fingerprints of one permutation ([BottomK]);
+//   - oph: one-permutation hashing with optimal densification;
+//   - modm: every fingerprint ≡ 0 (mod m) ([ModM]), a sample that sizes
+//     with the page and so estimates containment;
+//   - full: the whole fingerprint set, exact;
+//   - supershingle: Fetterly's super- and mega-shingles;
+//   - simhash: Charikar's 64-bit SimHash, keys from its bit tables;
+//   - imatch: the I-Match lexical signature over a vocab.Vocabulary (lsh/vocab).
+//
+// Config.Contain gives minhash and oph the contained verdict with a
+// floored mod-m sample beside their own sketch; Config.Verify makes a
+// second, stricter Method verify the first's candidates (the sketch holds
+// both). [RecordMethod] sketches structured records field by field. Every
+// Method is immutable and safe for concurrent use; each goroutine brings
+// its own [Scratch], whose buffers Sketch reuses from call to call.
+//
+// # Text and shingles
 //
 // Text must be normalised (see lsh/clean): words separated by exactly one
-// ASCII space, no leading or trailing space. A window of w consecutive words
-// is then one contiguous byte span, and its fingerprint is xxhash64 of that
-// span, computed without copying.
+// ASCII space, no leading or trailing space. A [Shingling] cuts it into
+// windows of words (or runes, with character n-grams), optionally after
+// dropping stop words and stemming; a window of w consecutive words is then
+// one contiguous byte span, and its fingerprint is xxhash64 of that span,
+// computed without copying. Every Method but imatch sketches these
+// fingerprints.
 //
-// A [Sketcher] is immutable after [NewSketcher] and safe for concurrent use
-// by any number of goroutines; every method writes only to the destination
-// slice its caller passes in, so steady-state use allocates nothing.
-//
-// # Hashing scheme
+// # Hashing scheme of minhash
 //
 // Permutation i of the MinHash is the multiply-add hash
 //

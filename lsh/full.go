@@ -39,8 +39,7 @@ func (m *fullMethod) KeyBands() int   { return 0 }
 func (m *fullMethod) shingling() Shingling { return m.sh }
 
 func (m *fullMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
-	return m.sketchShingles(sc, sketch, keys)
+	return sketchText(m, sc, text, sketch, keys)
 }
 
 func (m *fullMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {

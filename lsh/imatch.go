@@ -6,6 +6,8 @@ import (
 	"strconv"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // IMatch computes I-Match lexical signatures (Chowdhury, Frieder, Grossman
@@ -30,7 +32,7 @@ import (
 // canonical. A document with fewer than minWords surviving words has no
 // signature. An IMatch is immutable and safe for concurrent use.
 type IMatch struct {
-	v        *Vocabulary
+	v        *vocab.Vocabulary
 	keep     map[uint64]struct{} // the selected words of v
 	unseen   bool                // whether words v never saw are selected
 	minWords int
@@ -38,17 +40,17 @@ type IMatch struct {
 
 // NewIMatch returns an IMatch selecting words of v by p (defaults applied
 // by the caller; p must be valid).
-func NewIMatch(v *Vocabulary, p IMatchParams) *IMatch {
+func NewIMatch(v *vocab.Vocabulary, p IMatchParams) *IMatch {
 	stat := func(df, cf int64) float64 {
 		if p.Select == "cf" {
 			return float64(max(cf, 1))
 		}
-		return v.nidf(max(df, 1))
+		return v.NIDFOf(max(df, 1))
 	}
 	in := func(x float64) bool { return x >= p.Low && x <= p.High }
 	m := &IMatch{v: v, keep: make(map[uint64]struct{}), minWords: p.MinWords, unseen: in(stat(0, 0))}
-	for fp, t := range v.terms {
-		if in(stat(t.df, t.cf)) {
+	for fp, t := range v.All() {
+		if in(stat(t.DF, t.CF)) {
 			m.keep[fp] = struct{}{}
 		}
 	}
@@ -60,7 +62,7 @@ func (m *IMatch) selected(w uint64) bool {
 	if _, ok := m.keep[w]; ok {
 		return true
 	}
-	return m.unseen && m.v.terms[w] == nil
+	return m.unseen && !m.v.Has(w)
 }
 
 // Select appends to dst the distinct words of words (fingerprints from
@@ -99,7 +101,7 @@ type imatchMethod struct {
 	version string
 }
 
-func newIMatchMethod(p IMatchParams, v *Vocabulary) *imatchMethod {
+func newIMatchMethod(p IMatchParams, v *vocab.Vocabulary) *imatchMethod {
 	b := []byte(MethodIMatch + "-" + p.Select)
 	b = strconv.AppendFloat(b, p.Low, 'g', -1, 64)
 	b = strconv.AppendFloat(append(b, '-'), p.High, 'g', -1, 64)

@@ -95,7 +95,7 @@ type Estimate struct {
 type Scratch struct {
 	shingles []uint64
 	words    []byte            // text after stop-word removal and stemming
-	stems    map[string]string // recent words' stems (see appendStem)
+	stems    map[string]string // recent words' stems (see clean.AppendFilteredWords)
 	keysCut  int               // keys the last Sketch left out (full.max_keys)
 	hashes   []uint64
 	sig      Signature
@@ -106,3 +106,10 @@ type Scratch struct {
 // KeysCut returns how many index keys the last Sketch with this Scratch left
 // out because of a cap on keys per document (full.max_keys), or 0.
 func (sc *Scratch) KeysCut() int { return sc.keysCut }
+
+// sketchText is the Sketch of every shingleMethod: shingle the text into
+// sc.shingles, then sketch them.
+func sketchText(m shingleMethod, sc *Scratch, text, sketch []byte, keys []uint64) ([]byte, []uint64) {
+	sc.shingles = m.shingling().appendScratch(sc, sc.shingles[:0], text)
+	return m.sketchShingles(sc, sketch, keys)
+}

@@ -42,8 +42,7 @@ func (m *minHashMethod) KeyBands() int   { return m.s.p.Bands }
 func (m *minHashMethod) shingling() Shingling { return m.sh }
 
 func (m *minHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
-	return m.sketchShingles(sc, sketch, keys)
+	return sketchText(m, sc, text, sketch, keys)
 }
 
 func (m *minHashMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {

@@ -5,12 +5,14 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // testVocabulary counts n random documents of about 3 KB.
-func testVocabulary(n int) *Vocabulary {
+func testVocabulary(n int) *vocab.Vocabulary {
 	r := rand.New(rand.NewPCG(9, 9))
-	var b VocabularyBuilder
+	var b vocab.Builder
 	for range n {
 		b.Add(zipfText(r, 3<<10))
 	}
@@ -45,7 +47,7 @@ func appendZipfWord(b []byte, i int) []byte {
 
 // testMethod builds the method name with c's other fields, failing the test
 // on error.
-func testMethod(tb testing.TB, name string, c Config, v *Vocabulary) Method {
+func testMethod(tb testing.TB, name string, c Config, v *vocab.Vocabulary) Method {
 	tb.Helper()
 	c.Method = name
 	c.EnsureDefaults()
@@ -58,7 +60,7 @@ func testMethod(tb testing.TB, name string, c Config, v *Vocabulary) Method {
 
 // allMethods returns every method with default parameters (imatch and
 // simhash with idf on v).
-func allMethods(tb testing.TB, v *Vocabulary) []Method {
+func allMethods(tb testing.TB, v *vocab.Vocabulary) []Method {
 	var ms []Method
 	for _, name := range MethodNames() {
 		ms = append(ms, testMethod(tb, name, Config{}, v))

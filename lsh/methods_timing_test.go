@@ -4,6 +4,10 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/lsh/measure"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // benchDoc is the 3 KB document of the method benchmarks.
@@ -120,20 +124,20 @@ func BenchmarkEditSimilarity(b *testing.B) {
 	b.Run("full", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			EditSimilarity(x, y)
+			measure.EditSimilarity(x, y)
 		}
 	})
 	b.Run("atleast0.8", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			EditSimilarityAtLeast(x, y, 0.8)
+			measure.EditSimilarityAtLeast(x, y, 0.8)
 		}
 	})
 }
 
 func BenchmarkVocabularyAdd(b *testing.B) {
 	text := zipfText(rand.New(rand.NewPCG(1, 4)), 3<<10)
-	var vb VocabularyBuilder
+	var vb vocab.Builder
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	for b.Loop() {
@@ -160,7 +164,7 @@ func stemDoc(paragraph string) []byte {
 // Scratch's cache; the /cold runs start each document with an empty cache
 // (every distinct word stemmed once), the cost of a page of new words.
 func BenchmarkShinglingStem(b *testing.B) {
-	both := LangEnglish | LangRussian
+	both := clean.LangEnglish | clean.LangRussian
 	for _, doc := range []struct {
 		name string
 		text []byte

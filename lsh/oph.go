@@ -115,8 +115,7 @@ func (m *ophMethod) KeyBands() int   { return m.p.Bands }
 func (m *ophMethod) shingling() Shingling { return m.sh }
 
 func (m *ophMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
-	return m.sketchShingles(sc, sketch, keys)
+	return sketchText(m, sc, text, sketch, keys)
 }
 
 func (m *ophMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {

@@ -7,6 +7,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cespare/xxhash/v2"
+
+	"github.com/dedupstream/dedupstream/lsh/clean"
 )
 
 // MaxShingleOffset is the largest Shingling.Offset Validate accepts.
@@ -26,14 +28,14 @@ const MaxShingleOffset = 1 << 10
 // StopWords and Stem rewrite the words before the windows are cut: words in
 // a StopWords language's Snowball stop-word list are dropped, and words of a
 // Stem language are replaced by their Snowball stems (a word's language is
-// its script; see Langs). Both are off when zero, and then the text is
+// its script; see clean.Langs). Both are off when zero, and then the text is
 // shingled as it is.
 type Shingling struct {
-	Length    int   // words (runes with Chars) per shingle; 0 → 5
-	Offset    int   // keep every Offset-th window; 0 → 1
-	Chars     bool  // character n-grams instead of word shingles
-	StopWords Langs // drop these languages' stop words
-	Stem      Langs // stem these languages' words
+	Length    int         // words (runes with Chars) per shingle; 0 → 5
+	Offset    int         // keep every Offset-th window; 0 → 1
+	Chars     bool        // character n-grams instead of word shingles
+	StopWords clean.Langs // drop these languages' stop words
+	Stem      clean.Langs // stem these languages' words
 }
 
 // EnsureDefaults replaces zero fields with their defaults.
@@ -77,10 +79,10 @@ func (s Shingling) appendVersion(b []byte) []byte {
 		b = strconv.AppendInt(b, int64(s.Offset), 10)
 	}
 	if s.StopWords != 0 {
-		b = s.StopWords.appendVersion(append(b, "-stop"...))
+		b = appendLangs(append(b, "-stop"...), s.StopWords)
 	}
 	if s.Stem != 0 {
-		b = s.Stem.appendVersion(append(b, "-stem"...))
+		b = appendLangs(append(b, "-stem"...), s.Stem)
 	}
 	return b
 }
@@ -95,7 +97,7 @@ func (s Shingling) AppendText(dst, text []byte) []byte {
 	if !s.rewrites() {
 		return append(dst, text...)
 	}
-	return appendFilteredWords(dst, text, s.StopWords, s.Stem, nil)
+	return clean.AppendFilteredWords(dst, text, s.StopWords, s.Stem, nil)
 }
 
 // Append appends to dst the fingerprints of the kept windows of text and
@@ -119,7 +121,7 @@ func (s Shingling) appendScratch(sc *Scratch, dst []uint64, text []byte) []uint6
 		if sc.stems == nil && s.Stem != 0 {
 			sc.stems = make(map[string]string)
 		}
-		sc.words = appendFilteredWords(sc.words[:0], text, s.StopWords, s.Stem, sc.stems)
+		sc.words = clean.AppendFilteredWords(sc.words[:0], text, s.StopWords, s.Stem, sc.stems)
 		text = sc.words
 	}
 	return s.appendWindows(dst, text)
@@ -201,4 +203,16 @@ func AppendWords(dst []uint64, text []byte) []uint64 {
 		return dst
 	}
 	return appendWordShingles(dst, text, 1, 1)
+}
+
+// appendLangs appends the short version-string form of l: "en", "ru" or
+// "enru".
+func appendLangs(b []byte, l clean.Langs) []byte {
+	if l&clean.LangEnglish != 0 {
+		b = append(b, "en"...)
+	}
+	if l&clean.LangRussian != 0 {
+		b = append(b, "ru"...)
+	}
+	return b
 }

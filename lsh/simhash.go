@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/bits"
 	"strconv"
+
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // SimHash computes Charikar's 64-bit fingerprints: bit b of the fingerprint
@@ -128,8 +130,8 @@ func Hamming(a, b uint64) int { return bits.OnesCount64(a ^ b) }
 type simHashMethod struct {
 	s       *SimHash
 	idx     *SimHashIndex
-	vocab   *Vocabulary // nil unless idf
-	tf      string      // SimHashParams.TF
+	vocab   *vocab.Vocabulary // nil unless idf
+	tf      string            // SimHashParams.TF
 	sh      Shingling
 	version string
 }
@@ -138,7 +140,7 @@ type simHashMethod struct {
 // changes every fingerprint: it must change the "-tflog" version suffix.
 const simHashLogCap = 4
 
-func newSimHashMethod(c Config, sh Shingling, vocab *Vocabulary) *simHashMethod {
+func newSimHashMethod(c Config, sh Shingling, vocab *vocab.Vocabulary) *simHashMethod {
 	p := c.SimHash
 	if p.Words {
 		sh = Shingling{Length: 1, Offset: 1, StopWords: sh.StopWords, Stem: sh.Stem}
@@ -181,8 +183,7 @@ func (m *simHashMethod) KeyBands() int   { return m.idx.Tables() }
 func (m *simHashMethod) shingling() Shingling { return m.sh }
 
 func (m *simHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
-	return m.sketchShingles(sc, sketch, keys)
+	return sketchText(m, sc, text, sketch, keys)
 }
 
 func (m *simHashMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {

@@ -61,8 +61,7 @@ func (m *superShingleMethod) KeyBands() int   { return m.s.p.Bands * (m.s.p.Band
 func (m *superShingleMethod) shingling() Shingling { return m.sh }
 
 func (m *superShingleMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint64) ([]byte, []uint64) {
-	sc.shingles = m.sh.appendScratch(sc, sc.shingles[:0], text)
-	return m.sketchShingles(sc, sketch, keys)
+	return sketchText(m, sc, text, sketch, keys)
 }
 
 func (m *superShingleMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {

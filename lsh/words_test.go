@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/dedupstream/dedupstream/lsh/clean"
 )
 
 // Hand-written news-like paragraphs and copies of them with only the word
@@ -26,32 +28,6 @@ const (
 		"на полной мощности и отчеты показали что продажа новой машины выросла во всем регионе"
 )
 
-func TestParseLangs(t *testing.T) {
-	f := func(in string, want Langs, ok bool) {
-		t.Helper()
-		got, err := ParseLangs("sketch.stem", in)
-		if got != want || (err == nil) != ok {
-			t.Errorf("ParseLangs(%q) = %v, %v; want %v, ok %v", in, got, err, want, ok)
-		}
-		if err != nil && !strings.Contains(err.Error(), "sketch.stem") {
-			t.Errorf("error %q does not name the key", err)
-		}
-		if ok {
-			if back, _ := ParseLangs("k", got.String()); back != got {
-				t.Errorf("%v.String() = %q parses back as %v", got, got.String(), back)
-			}
-		}
-	}
-	f("", 0, true)
-	f("none", 0, true)
-	f("en", LangEnglish, true)
-	f("ru", LangRussian, true)
-	f("en+ru", LangEnglish|LangRussian, true)
-	f("auto", LangEnglish|LangRussian, true)
-	f("de", 0, false)
-	f("EN", 0, false)
-}
-
 func TestAppendText(t *testing.T) {
 	f := func(sh Shingling, in, want string) {
 		t.Helper()
@@ -59,7 +35,7 @@ func TestAppendText(t *testing.T) {
 			t.Errorf("%s: AppendText(%q) = %q, want %q", sh.Version(), in, got[2:], want)
 		}
 	}
-	en, ru, both := LangEnglish, LangRussian, LangEnglish|LangRussian
+	en, ru, both := clean.LangEnglish, clean.LangRussian, clean.LangEnglish|clean.LangRussian
 	f(Shingling{Stem: en}, "running runs run", "run run run")
 	f(Shingling{Stem: en}, "connected connection connecting", "connect connect connect")
 	f(Shingling{Stem: ru}, "книги книгой книга книгах", "книг книг книг книг")
@@ -86,7 +62,7 @@ func TestAppendText(t *testing.T) {
 // 5-word shingles with its original (every changed word breaks five), and
 // nearly all of them once both are stemmed and stripped of stop words.
 func TestStemRaisesResemblance(t *testing.T) {
-	f := func(name, a, b string, langs Langs) {
+	f := func(name, a, b string, langs clean.Langs) {
 		t.Helper()
 		plain := Shingling{Length: 5, Offset: 1}
 		stem := plain
@@ -100,9 +76,9 @@ func TestStemRaisesResemblance(t *testing.T) {
 			t.Errorf("%s: J = %.3f plain (want <= 0.2), %.3f stemmed (want >= 0.6)", name, jp, js)
 		}
 	}
-	f("en", newsEN, newsENEdited, LangEnglish)
-	f("ru", newsRU, newsRUEdited, LangRussian)
-	f("en+ru", newsEN+" "+newsRU, newsENEdited+" "+newsRUEdited, LangEnglish|LangRussian)
+	f("en", newsEN, newsENEdited, clean.LangEnglish)
+	f("ru", newsRU, newsRUEdited, clean.LangRussian)
+	f("en+ru", newsEN+" "+newsRU, newsENEdited+" "+newsRUEdited, clean.LangEnglish|clean.LangRussian)
 }
 
 // TestStemVersion: stop words and stemming are part of every shingling
@@ -166,7 +142,7 @@ func TestStemValidate(t *testing.T) {
 // TestStemCache: the stems a Scratch caches (and clears when full) give the
 // same words as stemming every word afresh.
 func TestStemCache(t *testing.T) {
-	sh := Shingling{Length: 5, Offset: 1, StopWords: LangEnglish, Stem: LangEnglish | LangRussian}
+	sh := Shingling{Length: 5, Offset: 1, StopWords: clean.LangEnglish, Stem: clean.LangEnglish | clean.LangRussian}
 	var sc Scratch
 	r := rand.New(rand.NewPCG(9, 9))
 	for _, text := range [][]byte{[]byte(newsEN + " " + newsRU), randomText(r, 60<<10), []byte(newsENEdited)} {
@@ -174,8 +150,8 @@ func TestStemCache(t *testing.T) {
 		if want := sh.AppendText(nil, text); string(sc.words) != string(want) {
 			t.Fatalf("cached stems give %.80q…, want %.80q…", sc.words, want)
 		}
-		if len(sc.stems) > maxStems {
-			t.Fatalf("stem cache holds %d words, at most %d", len(sc.stems), maxStems)
+		if len(sc.stems) > clean.MaxStems {
+			t.Fatalf("stem cache holds %d words, at most %d", len(sc.stems), clean.MaxStems)
 		}
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/offline/cluster"
-	"github.com/dedupstream/dedupstream/offline/fim"
+	"github.com/dedupstream/dedupstream/offline/algo/cluster"
+	"github.com/dedupstream/dedupstream/offline/algo/fim"
 	"github.com/dedupstream/dedupstream/state"
 )
 
@@ -95,7 +95,7 @@ type ContextStats struct {
 // the state as SortMemory requires, fingerprints of one document dropped, equal
 // document lists merged into one weighted transaction. Documents in fewer than
 // MinCommon shared fingerprints are pruned, the context is split into connected
-// components (no closed set spans two) and each is mined with offline/fim.
+// components (no closed set spans two) and each is mined with offline/algo/fim.
 //
 // The flat clustering gives each document to the first set containing it, sets
 // taken largest first, then by more common fingerprints, then by earliest

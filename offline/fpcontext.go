@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/offline/fim"
+	"github.com/dedupstream/dedupstream/offline/algo/fim"
 	"github.com/dedupstream/dedupstream/state"
 )
 

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/offline/cluster"
+	"github.com/dedupstream/dedupstream/offline/algo/cluster"
 	"github.com/dedupstream/dedupstream/state"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/offline"
-	"github.com/dedupstream/dedupstream/offline/cluster"
-	"github.com/dedupstream/dedupstream/offline/eval"
+	"github.com/dedupstream/dedupstream/offline/algo/cluster"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
 )
 
 // TestReclusterEveryMethod stores generated pages sketched by each method in

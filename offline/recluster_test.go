@@ -10,10 +10,10 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/offline"
-	"github.com/dedupstream/dedupstream/offline/cluster"
-	"github.com/dedupstream/dedupstream/offline/corpus"
-	"github.com/dedupstream/dedupstream/offline/gen"
-	"github.com/dedupstream/dedupstream/offline/quality"
+	"github.com/dedupstream/dedupstream/offline/algo/cluster"
+	"github.com/dedupstream/dedupstream/offline/lab/corpus"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/quality"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream/streamtest"
 )

@@ -5,8 +5,9 @@ import (
 	"testing"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/offline/eval"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/state"
 )
 
@@ -28,7 +29,7 @@ func genDocs(t *testing.T, n int, seed uint64) ([]eval.Doc, map[string]string) {
 // of docs).
 func methodOf(t *testing.T, name string, docs []eval.Doc) lsh.Method {
 	t.Helper()
-	var vb lsh.VocabularyBuilder
+	var vb vocab.Builder
 	for _, d := range docs {
 		vb.Add(d.Text)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // TestBadInputGoesToDeadLetter: each kind of bad input lands on the dead-letter
@@ -26,13 +27,13 @@ func TestBadInputGoesToDeadLetter(t *testing.T) {
 		class string
 		stage string
 	}{
-		{kafka.Message{Key: []byte("empty")}, "dedupstream.EmptyValue", stream.StageDecode},
-		{kafka.Message{Key: []byte("binary"), Value: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), Headers: trace}, "dedupstream.BinaryValue", stream.StageDecode},
-		{kafka.Message{Key: []byte("latin1"), Value: []byte("caf\xe9 cr\xe8me")}, "dedupstream.InvalidUTF8", stream.StageDecode},
-		{kafka.Message{Key: []byte("wrongtype"), Value: []byte(`{"id": "wrongtype", "html": 42}`)}, "dedupstream.WrongFieldType", stream.StageDecode},
-		{kafka.Message{Key: []byte("nofield"), Value: []byte(`{"id": "nofield", "title": "only a title"}`)}, "dedupstream.MissingField", stream.StageDecode},
-		{kafka.Message{Key: []byte("oversized"), Value: bytes.Repeat([]byte("word "), 20000)}, "dedupstream.Oversized", stream.StageDecode},
-		{kafka.Message{Key: []byte("boilerplate"), Value: []byte("<html><nav>Home | News</nav><footer>(c) 2026</footer></html>")}, "dedupstream.NoText", stream.StageClean},
+		{kafka.Message{Key: []byte("empty")}, "dedupstream.EmptyValue", prepare.StageDecode},
+		{kafka.Message{Key: []byte("binary"), Value: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), Headers: trace}, "dedupstream.BinaryValue", prepare.StageDecode},
+		{kafka.Message{Key: []byte("latin1"), Value: []byte("caf\xe9 cr\xe8me")}, "dedupstream.InvalidUTF8", prepare.StageDecode},
+		{kafka.Message{Key: []byte("wrongtype"), Value: []byte(`{"id": "wrongtype", "html": 42}`)}, "dedupstream.WrongFieldType", prepare.StageDecode},
+		{kafka.Message{Key: []byte("nofield"), Value: []byte(`{"id": "nofield", "title": "only a title"}`)}, "dedupstream.MissingField", prepare.StageDecode},
+		{kafka.Message{Key: []byte("oversized"), Value: bytes.Repeat([]byte("word "), 20000)}, "dedupstream.Oversized", prepare.StageDecode},
+		{kafka.Message{Key: []byte("boilerplate"), Value: []byte("<html><nav>Home | News</nav><footer>(c) 2026</footer></html>")}, "dedupstream.NoText", prepare.StageClean},
 	}
 	msgs := []kafka.Message{good("good-1", "the first good page has enough words to be a page of its own")}
 	for _, b := range bad {

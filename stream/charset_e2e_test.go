@@ -3,6 +3,9 @@ package stream_test
 import (
 	"bytes"
 	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,15 +42,15 @@ func TestLegacyCharsetPages(t *testing.T) {
 	trace := kafka.Header{Key: "trace-id", Value: []byte("t1")}
 	var msgs []kafka.Message
 	for _, p := range legacyPages {
-		page, src := stream.ReadGolden(t, p.file)
+		page, src := readGolden(t, p.file)
 		m := kafka.Message{Key: []byte(p.file), Value: page, Headers: []kafka.Header{trace}}
 		if p.header != "" {
 			m.Headers = append(m.Headers, kafka.Header{Key: "Content-Type", Value: []byte(p.header)})
 		}
 		msgs = append(msgs, kafka.Message{Key: []byte(p.file + ".utf8"), Value: src}, m)
 	}
-	_, jaSrc := stream.ReadGolden(t, "ja-shift_jis.html")
-	undeclared, _ := stream.ReadGolden(t, "ru-windows-1251.txt")
+	_, jaSrc := readGolden(t, "ja-shift_jis.html")
+	undeclared, _ := readGolden(t, "ru-windows-1251.txt")
 	msgs = append(msgs,
 		kafka.Message{Key: []byte("ja-json"), Value: shiftJISRecord(t, "ja-json", string(jaSrc))},
 		kafka.Message{Key: []byte("undeclared"), Value: undeclared},
@@ -125,4 +128,20 @@ func charsetCount(t *testing.T, reg *prometheus.Registry, charset string) float6
 		}
 	}
 	return 0
+}
+
+// readGolden reads a golden page of the decoder's tests
+// (prepare/testdata/charset) and its UTF-8 source.
+func readGolden(t *testing.T, file string) (page, src []byte) {
+	t.Helper()
+	dir := filepath.Join("prepare", "testdata", "charset")
+	page, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := filepath.Ext(file)
+	if src, err = os.ReadFile(filepath.Join(dir, strings.TrimSuffix(file, ext)+".src"+ext)); err != nil {
+		t.Fatal(err)
+	}
+	return page, src
 }

@@ -3,17 +3,18 @@ package stream
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
+
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // Config is everything the pipeline needs besides the cleaner, sketcher and index.
 // Zero values mean defaults; call EnsureDefaults, then Validate.
 type Config struct {
-	Kafka  KafkaConfig  `yaml:"kafka"`
-	Mode   Mode         `yaml:"mode"`
-	Decode DecodeConfig `yaml:"decode"`
-	Batch  BatchConfig  `yaml:"batch"`
+	Kafka  KafkaConfig    `yaml:"kafka"`
+	Mode   Mode           `yaml:"mode"`
+	Decode prepare.Config `yaml:"decode"`
+	Batch  BatchConfig    `yaml:"batch"`
 	// ShutdownTimeout bounds the work done after a stop is requested: the batch
 	// in hand is emitted, stored and committed within it, or left for replay.
 	ShutdownTimeout time.Duration `yaml:"shutdown_timeout"`
@@ -48,39 +49,6 @@ type KafkaConfig struct {
 	SASL SASLConfig `yaml:"sasl"`
 }
 
-// DecodeConfig says how a message value becomes a page.
-type DecodeConfig struct {
-	Format          Format        `yaml:"format"`
-	Fields          Fields        `yaml:"fields"`
-	Charset         CharsetConfig `yaml:"charset"`
-	MaxMessageBytes int           `yaml:"max_message_bytes"`
-}
-
-// CharsetConfig names where a record says which character encoding its page
-// is in (see charset.go for the order in which encodings are tried). A nil
-// list takes the default; an empty one names none.
-type CharsetConfig struct {
-	// Headers are Kafka headers, matched case-insensitively, whose value
-	// names the charset of the message value: a media type with a charset
-	// parameter ("text/html; charset=koi8-r") or a bare label ("koi8-r").
-	// The first of them that names one wins. Default: Content-Type.
-	Headers []string `yaml:"headers"`
-	// Fields are JSON record fields that name it the same way, read only
-	// for a record that is not valid UTF-8: the strings of one that is are
-	// Unicode already, whatever charset the page was fetched in.
-	// Default: charset, content_type.
-	Fields []string `yaml:"fields"`
-}
-
-// Fields are the JSON field names read from record values.
-type Fields struct {
-	ID    string `yaml:"id"`
-	URL   string `yaml:"url"`
-	Title string `yaml:"title"`
-	Body  string `yaml:"body"` // plain text
-	HTML  string `yaml:"html"` // markup, cleaned as HTML
-}
-
 // BatchConfig bounds how many records are decided, emitted and committed together.
 type BatchConfig struct {
 	Size   int           `yaml:"size"`
@@ -112,24 +80,7 @@ func (c *Config) EnsureDefaults() {
 	if c.Mode == 0 {
 		c.Mode = ModeTag
 	}
-	d := &c.Decode
-	if d.Format == 0 {
-		d.Format = FormatAuto
-	}
-	setDefault(&d.Fields.ID, "id")
-	setDefault(&d.Fields.URL, "url")
-	setDefault(&d.Fields.Title, "title")
-	setDefault(&d.Fields.Body, "body")
-	setDefault(&d.Fields.HTML, "html")
-	if d.Charset.Headers == nil {
-		d.Charset.Headers = []string{"Content-Type"}
-	}
-	if d.Charset.Fields == nil {
-		d.Charset.Fields = []string{"charset", "content_type"}
-	}
-	if d.MaxMessageBytes == 0 {
-		d.MaxMessageBytes = 1_000_000
-	}
+	c.Decode.EnsureDefaults()
 	b := &c.Batch
 	if b.Size == 0 {
 		b.Size = 500
@@ -179,10 +130,9 @@ func (c Config) Validate() error {
 		errs = append(errs, fmt.Errorf("kafka.session_timeout: must not be negative, got %s", k.SessionTimeout))
 	}
 	errs = append(errs, k.validateSecurity()...)
-	if c.Decode.MaxMessageBytes < 1 {
-		errs = append(errs, fmt.Errorf("decode.max_message_bytes: must be positive, got %d", c.Decode.MaxMessageBytes))
+	if err := c.Decode.Validate(); err != nil {
+		errs = append(errs, err)
 	}
-	errs = append(errs, c.Decode.Charset.validate()...)
 	if c.Decode.MaxMessageBytes+headerRoom > k.MaxBatchBytes {
 		errs = append(errs, fmt.Errorf("decode.max_message_bytes: %d plus %d bytes for verdict headers exceeds kafka.max_batch_bytes %d",
 			c.Decode.MaxMessageBytes, headerRoom, k.MaxBatchBytes))
@@ -197,19 +147,4 @@ func (c Config) Validate() error {
 		errs = append(errs, errors.New("batch.linger, batch.workers and batch.retry_backoff: must not be negative"))
 	}
 	return errors.Join(errs...)
-}
-
-func (c CharsetConfig) validate() []error {
-	var errs []error
-	for i, h := range c.Headers {
-		if strings.TrimSpace(h) == "" {
-			errs = append(errs, fmt.Errorf("decode.charset.headers[%d]: empty header name", i))
-		}
-	}
-	for i, f := range c.Fields {
-		if f == "" {
-			errs = append(errs, fmt.Errorf("decode.charset.fields[%d]: empty field name", i))
-		}
-	}
-	return errs
 }

@@ -1,6 +1,8 @@
 // Package stream reads pages from Kafka, decides for each whether it is new or a
 // near-duplicate of an earlier page, and writes it (tagged), drops it, or
-// dead-letters it; a Pipeline is run by one goroutine at a time.
+// dead-letters it; a Pipeline is run by one goroutine at a time. It holds the
+// Kafka I/O and the pipeline; stream/prepare decodes, cleans and sketches each
+// record.
 //
 // The per-batch order is the delivery contract of DESIGN.md: decide, emit and wait
 // for the broker's acknowledgement, write state, then commit the input offsets. A

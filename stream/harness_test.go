@@ -15,7 +15,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
-	"github.com/dedupstream/dedupstream/offline/corpus"
+	"github.com/dedupstream/dedupstream/offline/lab/corpus"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"

@@ -17,13 +17,27 @@ import (
 // assigned, when no commit happens — which is when an alert on lag matters.
 // A partition with no committed offset counts from its first offset.
 func (p *Pipeline) SampleLag(ctx context.Context) error {
-	c, topic := p.lagClient, p.cfg.Kafka.Input
+	lags, err := GroupLags(ctx, p.lagClient, p.cfg.Kafka.Group, p.cfg.Kafka.Input)
+	if err != nil {
+		return err
+	}
+	for part, lag := range lags {
+		p.m.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(lag))
+	}
+	return nil
+}
+
+// GroupLags returns, by partition of topic, how many records the consumer
+// group has not yet committed: the high watermark less the committed offset.
+// A partition with no committed offset counts from its first offset; one
+// whose offsets the brokers could not list is left out.
+func GroupLags(ctx context.Context, c *kafka.Client, group, topic string) (map[int]int64, error) {
 	meta, err := c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
-		return fmt.Errorf("lag: metadata: %w", err)
+		return nil, fmt.Errorf("lag: metadata: %w", err)
 	}
 	if len(meta.Topics) != 1 || meta.Topics[0].Error != nil {
-		return fmt.Errorf("lag: metadata of %s: %v", topic, meta.Topics)
+		return nil, fmt.Errorf("lag: metadata of %s: %v", topic, meta.Topics)
 	}
 	var parts []int
 	var reqs []kafka.OffsetRequest
@@ -33,14 +47,14 @@ func (p *Pipeline) SampleLag(ctx context.Context) error {
 	}
 	offs, err := c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
 	if err != nil {
-		return fmt.Errorf("lag: list offsets: %w", err)
+		return nil, fmt.Errorf("lag: list offsets: %w", err)
 	}
-	committed, err := c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: p.cfg.Kafka.Group, Topics: map[string][]int{topic: parts}})
+	committed, err := c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: parts}})
 	if err != nil {
-		return fmt.Errorf("lag: offset fetch: %w", err)
+		return nil, fmt.Errorf("lag: offset fetch: %w", err)
 	}
 	if committed.Error != nil {
-		return fmt.Errorf("lag: offset fetch: %w", committed.Error)
+		return nil, fmt.Errorf("lag: offset fetch: %w", committed.Error)
 	}
 	done := make(map[int]int64, len(parts))
 	for _, cp := range committed.Topics[topic] {
@@ -48,6 +62,7 @@ func (p *Pipeline) SampleLag(ctx context.Context) error {
 			done[cp.Partition] = cp.CommittedOffset
 		}
 	}
+	lags := make(map[int]int64, len(parts))
 	for _, po := range offs.Topics[topic] {
 		if po.Error != nil {
 			continue
@@ -56,9 +71,9 @@ func (p *Pipeline) SampleLag(ctx context.Context) error {
 		if !ok {
 			from = po.FirstOffset
 		}
-		p.m.lag.WithLabelValues(strconv.Itoa(po.Partition)).Set(float64(max(po.LastOffset-from, 0)))
+		lags[po.Partition] = max(po.LastOffset-from, 0)
 	}
-	return nil
+	return lags, nil
 }
 
 // newLagClient is the client SampleLag asks the brokers with. It connects

@@ -6,18 +6,11 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/state"
 )
 
-// SourceOf names a record by its input position, topic/partition/offset, which
-// a redelivery repeats and a re-crawl of the same page does not.
-func SourceOf(m *kafka.Message) string {
-	return m.Topic + "/" + strconv.Itoa(m.Partition) + "/" + strconv.FormatInt(m.Offset, 10)
-}
-
-// ParseSource splits a SourceOf name. Kafka topic names hold no '/', so the
+// ParseSource splits a prepare.SourceOf name. Kafka topic names hold no '/', so the
 // last two fields are always the partition and offset.
 func ParseSource(s string) (topic string, partition int, offset int64, ok bool) {
 	rest, off, ok1 := cutLast(s)

@@ -17,6 +17,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // Deps are the pipeline's collaborators, built and owned by the caller.
@@ -42,8 +43,8 @@ type Deps struct {
 	// a new document in an earlier one that makes it Contained, when the
 	// Method estimates containment; 0 disables the verdict.
 	Containment float64
-	// AfterStage, if set, is called after each stage of a batch — "fetched",
-	// "decided", "staged", "emitted", "published", "committed" — with the
+	// AfterStage, if set, is called after each stage of a batch (BatchStages,
+	// in order: fetched, decided, staged, emitted, published, committed) with the
 	// batch's number within Run, from the goroutine running that stage. An
 	// error aborts Run there, as a crash would. It exists for fault injection.
 	AfterStage func(stage string, batch int) error
@@ -56,7 +57,7 @@ type Pipeline struct {
 	cfg       Config
 	log       *zap.Logger
 	index     Index
-	prep      preparer
+	prep      *prepare.Preparer
 	dec       *Decider // nil in sharded mode
 	sharded   Sharded  // nil in single-instance mode
 	inFlight  int      // Deps.InFlight
@@ -74,9 +75,9 @@ type Pipeline struct {
 	mu      sync.Mutex
 	counts  Counts
 
-	// passthrough forwards records unchanged with no decision: the baseline
-	// that benchmarks compare the filter with.
-	passthrough bool
+	// stages are the work on each fetched batch: the filter's, or the
+	// passthrough's (NewPassthrough).
+	stages stages
 
 	afterStage func(stage string, batch int) error // Deps.AfterStage
 }
@@ -116,7 +117,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		index:    d.Index,
 		sharded:  d.Sharded,
 		inFlight: d.InFlight,
-		prep:     newPreparer(cfg.Decode, d.Cleaner, d.Method),
+		prep:     prepare.New(cfg.Decode, d.Cleaner, d.Method),
 		route:    router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
 		m:        newMetrics(d.Registry),
 		sec:      d.Security,
@@ -126,7 +127,8 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	} else {
 		p.order = newReorder(d.ReorderIdle, 8*cfg.Batch.Size)
 	}
-	p.pool.New = func() any { return new(scratch) }
+	p.pool.New = func() any { return new(prepare.Scratch) }
+	p.stages = p.filterStages()
 	p.afterStage = d.AfterStage
 	p.clients(d.Security)
 	return p, nil
@@ -139,19 +141,6 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 func (p *Pipeline) clients(sec Security) {
 	p.writer = newWriter(p.cfg, sec, p.log)
 	p.lagClient = newLagClient(p.cfg, sec)
-}
-
-// NewPassthrough builds a pipeline that consumes, forwards every record
-// unchanged to the output topic and commits — the same reader, writer, batching
-// and commit order as the filter, with no decode, sketch or state. It exists to
-// measure the filter's overhead.
-func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
-	if log == nil {
-		log = zap.NewNop()
-	}
-	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil), passthrough: true}
-	p.clients(Security{})
-	return p
 }
 
 // Ready reports whether the pipeline is consuming: Run is fetching (not
@@ -205,9 +194,9 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	} else {
 		askErr <- nil
 	}
-	go func() { decideErr <- loop(toDecide, decided, p.decide(drain)) }()
-	go func() { emitErr <- loop(decided, emitted, p.emitBatch(drain)) }()
-	err := loop(emitted, nil, p.publishBatch(drain))
+	go func() { decideErr <- loop(toDecide, decided, p.stages.decide(drain)) }()
+	go func() { emitErr <- loop(decided, emitted, p.stages.emit(drain)) }()
+	err := loop(emitted, nil, p.stages.publish(drain))
 	return errors.Join(err, <-emitErr, <-decideErr, <-askErr, <-fetchErr)
 }
 
@@ -219,9 +208,9 @@ var errAborted = errors.New("stream: aborted after an error")
 type batch struct {
 	n     int // batch number within this Run, from 1
 	msgs  []kafka.Message
-	items []item  // prepared records (not in passthrough)
-	asked Asked   // its lookups in the sharded index, once sent
-	dec   decided // decisions, once made
+	items []prepare.Item // prepared records (not in passthrough)
+	asked Asked          // its lookups in the sharded index, once sent
+	dec   decided        // decisions, once made
 }
 
 // decided is a batch's outcomes, one per record, and the Decider's part.
@@ -269,14 +258,10 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 		if len(msgs) > 0 {
 			b := batch{n: n, msgs: msgs}
 			n++
-			if err := p.step("fetched", b.n); err != nil {
+			if err := p.step(AfterFetched, b.n); err != nil {
 				return err
 			}
-			if !p.passthrough {
-				start := time.Now()
-				b.items = p.prep.prepareAll(msgs, p.workers(), &p.pool)
-				p.observe("prepare", start)
-			}
+			p.stages.prepare(&b)
 			out <- b
 		}
 		switch {
@@ -347,14 +332,31 @@ func (p *Pipeline) ask(ctx context.Context) func(*batch) error {
 	}
 }
 
+// stages are the work on each fetched batch, after the fetch: prepare runs in
+// the fetching goroutine, the others each in their own (see Run). The filter
+// has one set (filterStages), the passthrough another (passthroughStages).
+type stages struct {
+	prepare               func(*batch)
+	decide, emit, publish func(ctx context.Context) func(*batch) error
+}
+
+func (p *Pipeline) filterStages() stages {
+	return stages{prepare: p.prepareBatch, decide: p.decide, emit: p.emitBatch, publish: p.publishBatch}
+}
+
+// prepareBatch decodes, cleans and sketches a fetched batch's records, in
+// parallel.
+func (p *Pipeline) prepareBatch(b *batch) {
+	start := time.Now()
+	b.items = p.prep.PrepareAll(b.msgs, p.workers(), &p.pool)
+	p.observe("prepare", start)
+}
+
 // decide decides a batch and stages its new documents, so that whatever
 // happens next, a replay finds the verdicts given here. In sharded mode the
 // shards staged them when they answered.
 func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
-		if p.passthrough {
-			return nil
-		}
 		start := time.Now()
 		dec, err := p.decideItems(ctx, b)
 		if err != nil {
@@ -362,7 +364,7 @@ func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 		}
 		b.dec = dec
 		start = p.observe("decide", start)
-		if err := p.step("decided", b.n); err != nil {
+		if err := p.step(AfterDecided, b.n); err != nil {
 			return err
 		}
 		if p.index != nil {
@@ -371,7 +373,7 @@ func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 			}
 			p.observe("stage", start)
 		}
-		return p.step("staged", b.n)
+		return p.step(AfterStaged, b.n)
 	}
 }
 
@@ -391,11 +393,11 @@ func (p *Pipeline) decideItems(ctx context.Context, b *batch) (decided, error) {
 	d.outs = make([]outcome, len(b.items))
 	j := 0
 	for i := range b.items {
-		if it := &b.items[i]; it.err != nil {
-			d.outs[i] = outcome{Decision: Decision{Verdict: Invalid}, err: it.err}
+		if it := &b.items[i]; it.Err != nil {
+			d.outs[i] = outcome{Decision: Decision{Verdict: Invalid}, err: it.Err}
 			continue
 		}
-		d.outs[i] = outcome{Decision: d.Decisions[j], charset: b.items[i].rec.Charset}
+		d.outs[i] = outcome{Decision: d.Decisions[j], charset: b.items[i].Rec.Charset}
 		j++
 	}
 	if p.sharded != nil {
@@ -406,16 +408,16 @@ func (p *Pipeline) decideItems(ctx context.Context, b *batch) (decided, error) {
 
 // validDocs returns the documents of the valid items, in order, as the
 // Decider and the sharded index take them.
-func validDocs(items []item) []state.Doc {
+func validDocs(items []prepare.Item) []state.Doc {
 	docs := make([]state.Doc, 0, len(items))
 	for i := range items {
 		it := &items[i]
-		if it.err != nil {
+		if it.Err != nil {
 			continue
 		}
 		docs = append(docs, state.Doc{
-			ID: it.rec.ID, Source: SourceOf(it.msg), URL: it.rec.URL, Time: it.msg.Time,
-			ContentHash: it.hash, Sketch: it.sketch, Bands: it.keys,
+			ID: it.Rec.ID, Source: prepare.SourceOf(it.Msg), URL: it.Rec.URL, Time: it.Msg.Time,
+			ContentHash: it.Hash, Sketch: it.Sketch, Bands: it.Keys,
 		})
 	}
 	return docs
@@ -432,15 +434,12 @@ func countReplayed(ds []Decision) int {
 // emitBatch writes a decided batch's output and waits for the broker's ack.
 func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
-		if p.passthrough {
-			return p.forward(ctx, b.msgs)
-		}
 		start := time.Now()
 		if err := p.emit(ctx, b.msgs, b.dec.outs); err != nil {
 			return err
 		}
 		p.observe("emit", start)
-		return p.step("emitted", b.n)
+		return p.step(AfterEmitted, b.n)
 	}
 }
 
@@ -450,19 +449,17 @@ func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 func (p *Pipeline) publishBatch(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
 		start := time.Now()
-		if !p.passthrough {
-			if err := p.publish(ctx, b); err != nil {
-				return err
-			}
-			start = p.observe("publish", start)
-			if err := p.step("published", b.n); err != nil {
-				return err
-			}
+		if err := p.publish(ctx, b); err != nil {
+			return err
+		}
+		start = p.observe("publish", start)
+		if err := p.step(AfterPublished, b.n); err != nil {
+			return err
 		}
 		p.commit(ctx, b.msgs)
 		p.observe("commit", start)
 		p.tally(b)
-		return p.step("committed", b.n)
+		return p.step(AfterCommitted, b.n)
 	}
 }
 
@@ -482,15 +479,6 @@ func (p *Pipeline) publish(ctx context.Context, b *batch) error {
 	return nil
 }
 
-// forward is emit for a passthrough pipeline: every record unchanged.
-func (p *Pipeline) forward(ctx context.Context, msgs []kafka.Message) error {
-	out := make([]kafka.Message, len(msgs))
-	for i, m := range msgs {
-		out[i] = kafka.Message{Topic: p.cfg.Kafka.Output, Key: m.Key, Value: m.Value, Headers: m.Headers, Time: m.Time}
-	}
-	return p.write(ctx, out)
-}
-
 func (p *Pipeline) workers() int {
 	if p.cfg.Batch.Workers > 0 {
 		return p.cfg.Batch.Workers
@@ -505,6 +493,21 @@ func (p *Pipeline) observe(stage string, since time.Time) time.Time {
 }
 
 // step reports the end of a stage of batch to Deps.AfterStage, if set.
+// The stages of a batch, in order, as Deps.AfterStage names them.
+const (
+	AfterFetched   = "fetched"   // fetched and prepared
+	AfterDecided   = "decided"   // verdicts decided
+	AfterStaged    = "staged"    // state writes staged
+	AfterEmitted   = "emitted"   // output written and acknowledged
+	AfterPublished = "published" // state written
+	AfterCommitted = "committed" // input offsets committed
+)
+
+// BatchStages returns the stages Deps.AfterStage is called after, in order.
+func BatchStages() []string {
+	return []string{AfterFetched, AfterDecided, AfterStaged, AfterEmitted, AfterPublished, AfterCommitted}
+}
+
 func (p *Pipeline) step(stage string, batch int) error {
 	if p.afterStage == nil {
 		return nil

@@ -9,8 +9,8 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/offline/corpus"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/corpus"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/state"
 )
 

@@ -13,9 +13,9 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/state"
-	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // recordMiss explains why one copy was not flagged as a duplicate of its
@@ -78,7 +78,7 @@ func explainMisses(t *testing.T, h *harness, pubs []gen.Publication, msgs []kafk
 	}
 	texts := map[string][]byte{}
 	sketch := func(id string) (sk []byte, keys []uint64) {
-		text, sk, err := stream.SketchRecord(h.cfg.Decode, cl, m, msgs[byID[id]].Value)
+		text, sk, err := prepare.New(h.cfg.Decode, cl, m).PrepareValue(msgs[byID[id]].Value)
 		if err != nil {
 			t.Fatalf("sketch %s: %v", id, err)
 		}
@@ -226,7 +226,7 @@ func TestRecordTitleEstimates(t *testing.T) {
 		byID[p.ID] = p
 	}
 	sketch := func(p gen.Publication) ([]byte, []byte) {
-		text, sk, err := stream.SketchRecord(h.cfg.Decode, cl, m, jsonMessage(t, p.ID, p.Record).Value)
+		text, sk, err := prepare.New(h.cfg.Decode, cl, m).PrepareValue(jsonMessage(t, p.ID, p.Record).Value)
 		if err != nil {
 			t.Fatalf("sketch %s: %v", p.ID, err)
 		}

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream"
 )
 

@@ -10,8 +10,9 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // benchMessages are JSON records of generated pages' article text (~2 KB, like
@@ -29,7 +30,7 @@ func benchMessages(b *testing.B, n int) []kafka.Message {
 	return msgs
 }
 
-func benchPreparer() *preparer {
+func benchPreparer() *prepare.Preparer {
 	var cfg Config
 	cfg.EnsureDefaults()
 	var c lsh.Config
@@ -38,14 +39,14 @@ func benchPreparer() *preparer {
 	if err != nil {
 		panic(err)
 	}
-	return &preparer{dec: decoder{cfg: cfg.Decode}, cleaner: clean.New(clean.Options{}), method: m}
+	return prepare.New(cfg.Decode, clean.New(clean.Options{}), m)
 }
 
 // BenchmarkPrepare is decode + clean + shingle + MinHash + band keys of one record.
 func BenchmarkPrepare(b *testing.B) {
 	msgs := benchMessages(b, 1000)
 	p := benchPreparer()
-	var s scratch
+	var s prepare.Scratch
 	var bytes int64
 	for i := range msgs {
 		bytes += int64(len(msgs[i].Value))
@@ -54,7 +55,7 @@ func BenchmarkPrepare(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p.prepare(&msgs[i%len(msgs)], &s)
+		p.Prepare(&msgs[i%len(msgs)], &s)
 	}
 }
 
@@ -65,22 +66,22 @@ func BenchmarkDecideStagePublish(b *testing.B) {
 	msgs := benchMessages(b, 20000)
 	p := benchPreparer()
 	var pool sync.Pool
-	pool.New = func() any { return new(scratch) }
-	items := p.prepareAll(msgs, 2, &pool)
-	st, err := state.Open(state.Options{Dir: b.TempDir(), SketchVersion: p.method.Version()})
+	pool.New = func() any { return new(prepare.Scratch) }
+	items := p.PrepareAll(msgs, 2, &pool)
+	st, err := state.Open(state.Options{Dir: b.TempDir(), SketchVersion: p.Method().Version()})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	d := NewDecider(st, p.method, DeciderOptions{})
+	d := NewDecider(st, p.Method(), DeciderOptions{})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for done := 0; done < b.N; {
 		n := min(500, b.N-done)
-		batch := make([]item, n)
+		batch := make([]prepare.Item, n)
 		for i := range batch {
 			batch[i] = items[(done+i)%len(items)]
-			batch[i].msg = &kafka.Message{Topic: "pages", Offset: int64(done + i)} // a new record each time
+			batch[i].Msg = &kafka.Message{Topic: "pages", Offset: int64(done + i)} // a new record each time
 		}
 		dec, err := d.DecideBatch(validDocs(batch))
 		if err == nil {

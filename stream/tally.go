@@ -5,19 +5,13 @@ import (
 
 	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // tally updates counts and metrics after a batch is committed.
 func (p *Pipeline) tally(b *batch) {
 	p.observeLag(b.msgs)
-	if p.passthrough {
-		p.mu.Lock()
-		p.counts.Batches++
-		p.counts.Records += int64(len(b.msgs))
-		p.counts.Forwarded += int64(len(b.msgs))
-		p.mu.Unlock()
-		return
-	}
 	items, st, outs := b.items, &b.dec.Stats, b.dec.outs
 	p.mu.Lock()
 	c := &p.counts
@@ -35,25 +29,25 @@ func (p *Pipeline) tally(b *batch) {
 	p.m.capped.WithLabelValues("candidates").Add(float64(st.CappedLookups))
 }
 
-func (p *Pipeline) tallyOne(c *Counts, it *item, o *outcome) {
+func (p *Pipeline) tallyOne(c *Counts, it *prepare.Item, o *outcome) {
 	p.m.records.WithLabelValues(o.Verdict.String()).Inc()
-	if it.truncated {
+	if it.Truncated {
 		p.m.capped.WithLabelValues("tokens").Inc()
-		p.log.Info("document cut at clean.max_tokens", zap.String("topic", it.msg.Topic), zap.Int("partition", it.msg.Partition),
-			zap.Int64("offset", it.msg.Offset), zap.String("id", it.rec.ID))
+		p.log.Info("document cut at clean.max_tokens", zap.String("topic", it.Msg.Topic), zap.Int("partition", it.Msg.Partition),
+			zap.Int64("offset", it.Msg.Offset), zap.String("id", it.Rec.ID))
 	}
-	if it.keysCut {
+	if it.KeysCut {
 		p.m.capped.WithLabelValues("keys").Inc()
 	}
 	if o.Verdict == Invalid {
 		c.Invalid++
 		p.m.deadLetter.WithLabelValues(o.err.Class).Inc()
-		p.log.Info("dead-lettered", zap.String("topic", it.msg.Topic), zap.Int("partition", it.msg.Partition),
-			zap.Int64("offset", it.msg.Offset), zap.String("class", o.err.Class), zap.String("reason", o.err.Msg))
+		p.log.Info("dead-lettered", zap.String("topic", it.Msg.Topic), zap.Int("partition", it.Msg.Partition),
+			zap.Int64("offset", it.Msg.Offset), zap.String("class", o.err.Class), zap.String("reason", o.err.Msg))
 		return
 	}
-	if it.rec.Charset != "" {
-		p.m.charset.WithLabelValues(it.rec.Charset).Inc()
+	if it.Rec.Charset != "" {
+		p.m.charset.WithLabelValues(it.Rec.Charset).Inc()
 	}
 	switch o.Verdict {
 	case Unique:

@@ -2,23 +2,21 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
-	"github.com/dedupstream/dedupstream/offline/corpus"
+	"github.com/dedupstream/dedupstream/offline/lab/corpus"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/bench"
 )
 
 // benchOptions are the bench command's flags.
@@ -59,7 +57,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	src, err := loadBenchSource(o)
+	src, err := bench.LoadSource(o.corpus, o.copyRate)
 	if err != nil {
 		return err
 	}
@@ -68,19 +66,19 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer stop()
-	bytes, err := produceBench(ctx, addr, src, o)
+	bytes, err := bench.Produce(ctx, addr, "bench", src, o.docs)
 	if err != nil {
 		return err
 	}
-	releaseMemory()
+	bench.ReleaseMemory()
 	fmt.Fprintf(stdout, "bench: %d documents (%.1f MB, %s) on %s, %d partitions, GOMAXPROCS %d\n",
-		o.docs, float64(bytes)/1e6, src.name, addr, o.partitions, runtime.GOMAXPROCS(0))
+		o.docs, float64(bytes)/1e6, src.Name, addr, o.partitions, runtime.GOMAXPROCS(0))
 	var pass *benchRun
 	if o.passthrough {
 		if pass, err = runPassthrough(ctx, addr, o); err != nil {
 			return err
 		}
-		releaseMemory()
+		bench.ReleaseMemory()
 	}
 	if o.instances > 0 {
 		run, err := runFleet(ctx, addr, o)
@@ -100,11 +98,11 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	printBench(stdout, bytes, pass, run)
-	var floor, lpass, lrun *latencyRun
+	var floor, lpass, lrun *bench.LatencyRun
 	if o.latencyDocs > 0 {
-		ld := latencyDocs{src: src, first: o.docs, warm: latencyWarmup, n: o.latencyDocs, rate: o.rate}
-		if ld.rate == 0 {
-			ld.rate = max(1, 0.5*float64(run.counts.Records)/run.elapsed.Seconds())
+		ld := bench.LatencyDocs{Src: src, First: o.docs, Warm: bench.LatencyWarmup, N: o.latencyDocs, Rate: o.rate}
+		if ld.Rate == 0 {
+			ld.Rate = max(1, 0.5*float64(run.Counts.Records)/run.Elapsed.Seconds())
 		}
 		if floor, lpass, lrun, err = benchLatency(ctx, addr, o, dir, ld); err != nil {
 			return err
@@ -133,7 +131,7 @@ func benchStateDir(o benchOptions) (string, func(), error) {
 // the filter on the state of the throughput run, each while a producer writes
 // the documents of ld at ld.rate (by default half the filter's throughput, so
 // that the latency is not that of a backlog).
-func benchLatency(ctx context.Context, addr string, o benchOptions, dir string, ld latencyDocs) (floor, pass, filter *latencyRun, err error) {
+func benchLatency(ctx context.Context, addr string, o benchOptions, dir string, ld bench.LatencyDocs) (floor, pass, filter *bench.LatencyRun, err error) {
 	if floor, err = brokerLatency(ctx, addr, o, ld); err != nil {
 		return nil, nil, nil, fmt.Errorf("latency without a pipeline: %w", err)
 	}
@@ -141,7 +139,7 @@ func benchLatency(ctx context.Context, addr string, o benchOptions, dir string, 
 		if pass, err = passthroughLatency(ctx, addr, o, ld); err != nil {
 			return nil, nil, nil, fmt.Errorf("passthrough latency: %w", err)
 		}
-		releaseMemory()
+		bench.ReleaseMemory()
 	}
 	if filter, err = filterLatency(ctx, addr, o, dir, ld); err != nil {
 		return nil, nil, nil, fmt.Errorf("filter latency: %w", err)
@@ -194,16 +192,11 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 
 // benchRun is one measured run.
 type benchRun struct {
-	counts   stream.Counts
-	elapsed  time.Duration
-	cpu      time.Duration // process CPU during the run
-	peakRSS  int64         // bytes, peak during the run
-	anon     int64         // RssAnon at the end of the run: heap, stacks
-	file     int64         // RssFile at the end of the run: mapped files (Badger tables)
-	stateB   int64         // bytes on disk after close
-	stateDoc uint64        // documents stored
-	stages   string        // seconds per pipeline stage, from the metrics
-	sketch   string        // the filter's sketch version
+	bench.Run
+	stateB   int64  // bytes on disk after close
+	stateDoc uint64 // documents stored
+	stages   string // seconds per pipeline stage, from the metrics
+	sketch   string // the filter's sketch version
 }
 
 // stateBytesPerDoc is the state's bytes on disk per stored document, "-"
@@ -233,7 +226,8 @@ func runPassthrough(ctx context.Context, addr string, o benchOptions) (*benchRun
 	cfg := benchConfig(addr, o, "bench.pass", "bench-passthrough")
 	p := stream.NewPassthrough(cfg.Config, zap.NewNop())
 	defer p.Close()
-	return measure(ctx, p, o.docs)
+	r, err := bench.Measure(ctx, p, o.docs)
+	return &benchRun{Run: *r}, err
 }
 
 func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string) (*benchRun, error) {
@@ -262,9 +256,10 @@ func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string
 		}
 		defer pprof.StopCPUProfile()
 	}
-	run, err := measure(ctx, a.pipe, o.docs)
+	r, err := bench.Measure(ctx, a.pipe, o.docs)
+	run := &benchRun{Run: *r}
 	if o.memProfile != "" {
-		if perr := writeHeapProfile(o.memProfile); err == nil {
+		if perr := bench.WriteHeapProfile(o.memProfile); err == nil {
 			err = perr
 		}
 	}
@@ -274,47 +269,8 @@ func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string
 	if cerr := a.close(); err == nil {
 		err = cerr
 	}
-	run.stateB = dirSize(cfg.State.Dir)
+	run.stateB = bench.DirSize(cfg.State.Dir)
 	return run, err
-}
-
-// measure runs p until it has processed n records (or ctx ends), samples the
-// run, then stops p and waits for its Run to finish before returning, so the
-// caller may close p and its state.
-func measure(ctx context.Context, p *stream.Pipeline, n int) (*benchRun, error) {
-	resetPeakRSS()
-	cpu0 := cpuTime()
-	start := time.Now()
-	running := stream.Start(ctx, p)
-	err := running.WaitFor(ctx, func() bool { return p.Counts().Records >= int64(n) }, 2*time.Millisecond)
-	run := &benchRun{elapsed: time.Since(start), cpu: cpuTime() - cpu0, peakRSS: peakRSS(), counts: p.Counts(),
-		anon: procStatus("RssAnon"), file: procStatus("RssFile")}
-	return run, errors.Join(err, running.Stop())
-}
-
-func writeHeapProfile(path string) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := pprof.Lookup("heap").WriteTo(f, 0); err != nil {
-		f.Close()
-		return fmt.Errorf("heap profile: %w", err)
-	}
-	return f.Close()
-}
-
-func releaseMemory() { runtime.GC(); debug.FreeOSMemory() }
-
-func dirSize(dir string) int64 {
-	var n int64
-	_ = filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
-		if err == nil && !fi.IsDir() {
-			n += fi.Size()
-		}
-		return nil
-	})
-	return n
 }
 
 func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
@@ -324,48 +280,48 @@ func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
 	fmt.Fprintln(w, "| run | docs | seconds | docs/s | MB/s | CPU s | peak RSS MB | state bytes/doc |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
 	row := func(name string, r *benchRun, state string) {
-		s := r.elapsed.Seconds()
-		fmt.Fprintf(w, "| %s | %d | %.2f | %.0f | %.1f | %.1f | %.0f | %s |\n", name, r.counts.Records, s,
-			float64(r.counts.Records)/s, mb/s, r.cpu.Seconds(), float64(r.peakRSS)/1e6, state)
+		s := r.Elapsed.Seconds()
+		fmt.Fprintf(w, "| %s | %d | %.2f | %.0f | %.1f | %.1f | %.0f | %s |\n", name, r.Counts.Records, s,
+			float64(r.Counts.Records)/s, mb/s, r.CPU.Seconds(), float64(r.PeakRSS)/1e6, state)
 	}
 	if pass != nil {
 		row("passthrough", pass, "-")
 	}
 	row("dedupstream", run, run.stateBytesPerDoc())
 	if pass != nil {
-		fmt.Fprintf(w, "\nthroughput ratio dedupstream/passthrough: %.2f\n", pass.elapsed.Seconds()/run.elapsed.Seconds())
+		fmt.Fprintf(w, "\nthroughput ratio dedupstream/passthrough: %.2f\n", pass.Elapsed.Seconds()/run.Elapsed.Seconds())
 	}
 	fmt.Fprintf(w, "resident at the end of the filter run: %.0f MB anonymous (heap, stacks), %.0f MB file-backed (mapped Badger tables)\n",
-		float64(run.anon)/1e6, float64(run.file)/1e6)
+		float64(run.Anon)/1e6, float64(run.File)/1e6)
 	if run.stages != "" {
 		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
 	}
-	c := run.counts
+	c := run.Counts
 	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, contained %d, invalid %d; state %d docs, %.1f MB on disk\n",
 		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Contained, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
 }
 
 // printBenchSummary prints one line of key=value pairs for scripts
 // (docs/bench/scaling.sh); "-" stands for a run that was not made.
-func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, lpass, lrun *latencyRun) {
+func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, lpass, lrun *bench.LatencyRun) {
 	rate := func(r *benchRun) string {
 		if r == nil {
 			return "-"
 		}
-		return fmt.Sprintf("%.0f", float64(r.counts.Records)/r.elapsed.Seconds())
+		return fmt.Sprintf("%.0f", float64(r.Counts.Records)/r.Elapsed.Seconds())
 	}
-	ms := func(r *latencyRun, q float64) string {
+	ms := func(r *bench.LatencyRun, q float64) string {
 		if r == nil {
 			return "-"
 		}
-		return fmt.Sprintf("%.1f", percentile(r.lat, q).Seconds()*1e3)
+		return fmt.Sprintf("%.1f", bench.Percentile(r.Lat, q).Seconds()*1e3)
 	}
 	fmt.Fprintf(w, "\nsummary: docs=%d stored=%d pass_docs_s=%s docs_s=%s cpu_s=%.1f peak_rss_mb=%.0f anon_mb=%.0f file_mb=%.0f state_bytes_doc=%s",
-		o.docs, run.stateDoc, rate(pass), rate(run), run.cpu.Seconds(), float64(run.peakRSS)/1e6,
-		float64(run.anon)/1e6, float64(run.file)/1e6, run.stateBytesPerDoc())
+		o.docs, run.stateDoc, rate(pass), rate(run), run.CPU.Seconds(), float64(run.PeakRSS)/1e6,
+		float64(run.Anon)/1e6, float64(run.File)/1e6, run.stateBytesPerDoc())
 	latRate := "-"
 	if lrun != nil {
-		latRate = fmt.Sprintf("%.0f", lrun.produced)
+		latRate = fmt.Sprintf("%.0f", lrun.Produced)
 	}
 	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s", latRate, ms(floor, 0.5), ms(floor, 0.99), ms(floor, 1))
 	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s sketch=%s\n",

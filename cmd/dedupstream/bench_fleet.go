@@ -14,8 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
+	"github.com/dedupstream/dedupstream/stream/bench"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
@@ -75,16 +74,16 @@ func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, erro
 			return nil, fmt.Errorf("instance %d: %w", i, err)
 		}
 		r.cpu += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
-		r.maxRSS = max(r.maxRSS, childPeakRSS(p.ProcessState))
+		r.maxRSS = max(r.maxRSS, bench.ChildPeakRSS(p.ProcessState))
 	}
 	procs = nil
-	r.stateB = dirSize(root)
+	r.stateB = bench.DirSize(root)
 	r.records = int64(o.docs)
 	if o.shards > 0 {
 		var perShard []int64
-		if r.probesB, perShard, err = topicBytes(ctx, addr, shard.ProbesTopic(group), shard.PostingsOf); err == nil {
-			r.balance = maxOverMean(perShard)
-			r.answersB, _, err = topicBytes(ctx, addr, shard.AnswersTopic(group), nil)
+		if r.probesB, perShard, err = bench.TopicBytes(ctx, addr, shard.ProbesTopic(group), shard.PostingsOf); err == nil {
+			r.balance = bench.MaxOverMean(perShard)
+			r.answersB, _, err = bench.TopicBytes(ctx, addr, shard.AnswersTopic(group), nil)
 		}
 		if err == nil && o.rebuild {
 			r.rebuild, err = rebuildTime(ctx, exe, addr, group, filepath.Join(root, "rebuild"), o)
@@ -172,7 +171,7 @@ func waitCommitted(ctx context.Context, addr, group string, procs []*exec.Cmd) e
 }
 
 func stopFleetProcess(p *exec.Cmd) error {
-	if err := p.Process.Signal(stopSignal); err != nil {
+	if err := p.Process.Signal(bench.StopSignal()); err != nil {
 		return err
 	}
 	done := make(chan error, 1)
@@ -184,49 +183,6 @@ func stopFleetProcess(p *exec.Cmd) error {
 		_ = p.Process.Kill()
 		return errors.Join(errors.New("did not stop within a minute of SIGTERM"), <-done)
 	}
-}
-
-// topicBytes sums the key and value bytes of every record of topic, reading
-// each partition from its first offset to its end, and sums count (1 per
-// record when nil) over the records of each partition.
-func topicBytes(ctx context.Context, addr, topic string, count func(value []byte) int) (int64, []int64, error) {
-	conn, err := kafka.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return 0, nil, err
-	}
-	parts, err := conn.ReadPartitions(topic)
-	conn.Close()
-	if err != nil {
-		return 0, nil, err
-	}
-	var n int64
-	records := make([]int64, len(parts))
-	for i, p := range parts {
-		err := shard.ReadPartition(ctx, kafka.DefaultDialer, addr, topic, p.ID, func(m *kafka.Message) {
-			n += int64(len(m.Key) + len(m.Value))
-			if count == nil {
-				records[i]++
-			} else {
-				records[i] += int64(count(m.Value))
-			}
-		})
-		if err != nil {
-			return n, nil, fmt.Errorf("read %s partition %d: %w", topic, p.ID, err)
-		}
-	}
-	return n, records, nil
-}
-
-// maxOverMean is the largest count over the mean count.
-func maxOverMean(counts []int64) float64 {
-	var sum, top int64
-	for _, c := range counts {
-		sum, top = sum+c, max(top, c)
-	}
-	if sum == 0 {
-		return 0
-	}
-	return float64(top) * float64(len(counts)) / float64(sum)
 }
 
 func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
@@ -243,7 +199,7 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 		float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records), float64(r.maxRSS)/1e6,
 		per(r.stateB), per(r.probesB), per(r.answersB))
 	if pass != nil {
-		fmt.Fprintf(w, "\nthroughput ratio fleet/passthrough: %.2f\n", pass.elapsed.Seconds()/s)
+		fmt.Fprintf(w, "\nthroughput ratio fleet/passthrough: %.2f\n", pass.Elapsed.Seconds()/s)
 	}
 	if r.rebuild > 0 {
 		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of probe log) in %.2f s\n", r.shards, float64(r.probesB)/1e6, r.rebuild.Seconds())

@@ -2,18 +2,14 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strconv"
-	"sync"
 	"time"
 
-	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/bench"
 )
 
 // Topics of the latency mode: each run reads its own input topic, which the
@@ -24,222 +20,24 @@ const (
 	latFilterIn, latFilterOut = "bench.lat.f", "bench.lat.out"
 )
 
-// latencyWarmup documents go first and are waited for, so that the group join
-// and the readers' first fetch are not counted.
-const latencyWarmup = 20
-
-// latencyRun is one run of the latency mode.
-type latencyRun struct {
-	docs     int             // measured documents (warm-up excluded)
-	produced float64         // docs/s the producer achieved
-	lat      []time.Duration // per measured record, ascending
-}
-
-// percentile returns the nearest-rank q-quantile (0 < q ≤ 1) of ascending d.
-func percentile(d []time.Duration, q float64) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	k := int(q*float64(len(d))+0.999999) - 1
-	return d[min(max(k, 0), len(d)-1)]
-}
-
-// latencyDocs is the range of benchSource documents a latency run produces:
-// first..first+warm+n-1, after the ones the throughput mode used.
-type latencyDocs struct {
-	src         *benchSource
-	first, warm int
-	n           int
-	rate        float64
-}
-
-// runLatency runs p while producing docs to topic in at the given rate, reads
-// topic out back and measures each record from its input timestamp (set by the
-// producer just before the write) to the moment it is read back. With p nil,
-// out must be in: the records are read back as written.
-func runLatency(ctx context.Context, addr string, partitions int, p *stream.Pipeline, in, out string, ld latencyDocs) (*latencyRun, error) {
-	runCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var r stream.Runner = stream.RunnerFunc(func(ctx context.Context) error { <-ctx.Done(); return nil })
-	if p != nil {
-		r = p
-	}
-	running := stream.Start(runCtx, r)
-	rb := startReadback(runCtx, addr, out, partitions)
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: in, Balancer: &kafka.Hash{},
-		BatchSize: 1000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
-	defer w.Close()
-	res, err := driveLatency(runCtx, w, rb, ld, running.Done())
-	cancel()
-	rb.wait()
-	if runErr := running.Stop(); err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
-		err = runErr
-	}
-	return res, err
-}
-
-// driveLatency produces the warm-up, waits for it to come back, then produces
-// the measured documents at ld.rate and waits for all of them.
-func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, ld latencyDocs, stopped <-chan struct{}) (*latencyRun, error) {
-	if err := w.WriteMessages(ctx, ld.messages(0, ld.warm, time.Now())...); err != nil {
-		return nil, fmt.Errorf("latency warm-up: %w", err)
-	}
-	if err := rb.waitFor(ctx, ld.warm, time.Minute, stopped); err != nil {
-		return nil, fmt.Errorf("latency warm-up: %w", err)
-	}
-	start := time.Now()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for sent := 0; sent < ld.n; {
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-stopped:
-			return nil, errors.New("pipeline stopped during the latency run")
-		case <-tick.C:
-		}
-		due := min(ld.n, int(ld.rate*time.Since(start).Seconds()))
-		if due <= sent {
-			continue
-		}
-		if err := w.WriteMessages(ctx, ld.messages(ld.warm+sent, due-sent, time.Now())...); err != nil {
-			return nil, fmt.Errorf("latency produce: %w", err)
-		}
-		sent = due
-	}
-	produced := float64(ld.n) / time.Since(start).Seconds()
-	expect := time.Duration(float64(ld.n)/ld.rate*float64(time.Second)) + time.Minute
-	if err := rb.waitFor(ctx, ld.warm+ld.n, expect, stopped); err != nil {
-		return nil, err
-	}
-	lat := rb.measured()
-	slices.Sort(lat)
-	return &latencyRun{docs: len(lat), produced: produced, lat: lat}, nil
-}
-
-// messages returns n JSON records, documents ld.first+from.., stamped t.
-// Warm-up records have keys "warm<i>", measured ones "d<i>".
-func (ld latencyDocs) messages(from, n int, t time.Time) []kafka.Message {
-	msgs := make([]kafka.Message, n)
-	for k := range msgs {
-		i := ld.first + from + k
-		id := "d" + strconv.Itoa(i)
-		if from+k < ld.warm {
-			id = "warm" + strconv.Itoa(i)
-		}
-		msgs[k] = benchMessage(id, ld.src.doc(i))
-		msgs[k].Time = t
-	}
-	return msgs
-}
-
-// readback reads an output topic, one reader per partition (no group, so no
-// join delay), and keeps each record's latency.
-type readback struct {
-	mu    sync.Mutex
-	n     int
-	lat   []time.Duration // measured records only
-	wg    sync.WaitGroup
-	errs  []error
-	close []io.Closer
-}
-
-// MaxWait is long on purpose: kafka-go uses it as the fetch's read deadline too,
-// and at 10 ms fetches timed out now and then and the reader backed off for
-// 100 ms, which put a 100 ms tail on the harness's own floor (p99 91–121 ms
-// against 5–6 ms at 500 ms). With MinBytes 1 the broker answers as soon as a
-// record arrives, so a long MaxWait does not delay anything.
-func startReadback(ctx context.Context, addr, topic string, partitions int) *readback {
-	rb := &readback{}
-	for part := range partitions {
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: part,
-			MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond, StartOffset: kafka.FirstOffset})
-		rb.close = append(rb.close, r)
-		rb.wg.Add(1)
-		go rb.read(ctx, r)
-	}
-	return rb
-}
-
-func (rb *readback) read(ctx context.Context, r *kafka.Reader) {
-	defer rb.wg.Done()
-	for {
-		m, err := r.ReadMessage(ctx)
-		now := time.Now()
-		if err != nil {
-			if ctx.Err() == nil {
-				rb.mu.Lock()
-				rb.errs = append(rb.errs, err)
-				rb.mu.Unlock()
-			}
-			return
-		}
-		rb.mu.Lock()
-		rb.n++
-		if len(m.Key) > 0 && m.Key[0] == 'd' {
-			rb.lat = append(rb.lat, now.Sub(m.Time))
-		}
-		rb.mu.Unlock()
-	}
-}
-
-// waitFor waits until n records have been read back, for at most limit.
-func (rb *readback) waitFor(ctx context.Context, n int, limit time.Duration, stopped <-chan struct{}) error {
-	deadline := time.Now().Add(limit)
-	for {
-		rb.mu.Lock()
-		got, errs := rb.n, errors.Join(rb.errs...)
-		rb.mu.Unlock()
-		switch {
-		case got >= n:
-			return nil
-		case errs != nil:
-			return fmt.Errorf("read back: %w", errs)
-		case time.Now().After(deadline):
-			return fmt.Errorf("read back %d of %d records in %s", got, n, limit)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-stopped:
-			return errors.New("pipeline stopped")
-		case <-time.After(5 * time.Millisecond):
-		}
-	}
-}
-
-func (rb *readback) measured() []time.Duration {
-	rb.mu.Lock()
-	defer rb.mu.Unlock()
-	return slices.Clone(rb.lat)
-}
-
-// wait stops the readers (their context must be cancelled first).
-func (rb *readback) wait() {
-	rb.wg.Wait()
-	for _, c := range rb.close {
-		_ = c.Close()
-	}
-}
-
 // brokerLatency measures the harness alone: producer, broker and read-back,
 // with no pipeline between them.
-func brokerLatency(ctx context.Context, addr string, o benchOptions, ld latencyDocs) (*latencyRun, error) {
-	return runLatency(ctx, addr, o.partitions, nil, latBroker, latBroker, ld)
+func brokerLatency(ctx context.Context, addr string, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
+	return bench.RunLatency(ctx, addr, o.partitions, nil, latBroker, latBroker, ld)
 }
 
 // passthroughLatency runs the passthrough in latency mode.
-func passthroughLatency(ctx context.Context, addr string, o benchOptions, ld latencyDocs) (*latencyRun, error) {
+func passthroughLatency(ctx context.Context, addr string, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
 	cfg := benchConfig(addr, o, latPassOut, "bench-passthrough-latency")
 	cfg.Kafka.Input = latPassIn
 	p := stream.NewPassthrough(cfg.Config, zap.NewNop())
 	defer p.Close()
-	return runLatency(ctx, addr, o.partitions, p, latPassIn, latPassOut, ld)
+	return bench.RunLatency(ctx, addr, o.partitions, p, latPassIn, latPassOut, ld)
 }
 
 // filterLatency runs the filter in latency mode on the state the throughput
 // run left, so the latency is that of a filter with o.docs documents stored.
-func filterLatency(ctx context.Context, addr string, o benchOptions, dir string, ld latencyDocs) (*latencyRun, error) {
+func filterLatency(ctx context.Context, addr string, o benchOptions, dir string, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
 	cfg := benchConfig(addr, o, latFilterOut, "bench-filter-latency")
 	cfg.Kafka.Input = latFilterIn
 	cfg.State.Dir = dir
@@ -250,24 +48,24 @@ func filterLatency(ctx context.Context, addr string, o benchOptions, dir string,
 	if err != nil {
 		return nil, err
 	}
-	run, err := runLatency(ctx, addr, o.partitions, a.pipe, latFilterIn, latFilterOut, ld)
+	run, err := bench.RunLatency(ctx, addr, o.partitions, a.pipe, latFilterIn, latFilterOut, ld)
 	if cerr := a.close(); err == nil {
 		err = cerr
 	}
 	return run, err
 }
 
-func printLatency(w io.Writer, ld latencyDocs, stored uint64, floor, pass, run *latencyRun) {
+func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass, run *bench.LatencyRun) {
 	fmt.Fprintf(w, "\nlatency mode: %d documents (after %d warm-up) produced at %.0f docs/s while the pipeline runs;\n"+
 		"per record from the input record's timestamp (set just before the write; Kafka timestamps are whole ms) to the\n"+
 		"output record's read-back; the filter starts with the %d documents of the throughput run stored\n\n",
-		ld.n, ld.warm, ld.rate, stored)
+		ld.N, ld.Warm, ld.Rate, stored)
 	fmt.Fprintln(w, "| run | docs | produced docs/s | p50 ms | p99 ms | max ms |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
-	row := func(name string, r *latencyRun) {
+	row := func(name string, r *bench.LatencyRun) {
 		ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 }
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.1f | %.1f |\n", name, r.docs, r.produced,
-			ms(percentile(r.lat, 0.5)), ms(percentile(r.lat, 0.99)), ms(percentile(r.lat, 1)))
+		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.1f | %.1f |\n", name, r.Docs, r.Produced,
+			ms(bench.Percentile(r.Lat, 0.5)), ms(bench.Percentile(r.Lat, 0.99)), ms(bench.Percentile(r.Lat, 1)))
 	}
 	row("no pipeline (produce → read back)", floor)
 	if pass != nil {

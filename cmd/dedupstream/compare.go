@@ -8,7 +8,9 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // compareDoc is one side of a comparison: the cleaned text of a file, or the
@@ -42,7 +44,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if *vocabPath != "" {
 		cfg.Vocabulary = *vocabPath
 	}
-	var vocab *lsh.Vocabulary // read once: the configured method and the estimates share it
+	var vocab *vocab.Vocabulary // read once: the configured method and the estimates share it
 	if !cfg.Record.Enabled {
 		if vocab, err = readVocabulary(cfg.Vocabulary); err != nil {
 			return err
@@ -55,9 +57,7 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if rm, ok := method.(*lsh.RecordMethod); ok {
 		return compareRecords(stdout, cfg, rm, fs.Arg(0), fs.Arg(1))
 	}
-	cl := clean.New(cfg.Clean)
-	page := func(b []byte) (text, sketch []byte, err error) { return cleanPage(cl, b), nil, nil }
-	docs, err := compareDocs(cfg, method, page, fs.Arg(0), fs.Arg(1))
+	docs, err := compareDocs(cfg, method, prepareFile(cfg, method), fs.Arg(0), fs.Arg(1))
 	if err != nil {
 		return err
 	}
@@ -98,13 +98,11 @@ func compareDocs(cfg Config, method lsh.Method, fromFile func([]byte) (text, ske
 	return docs, findStored(cfg, method, args, docs, missing)
 }
 
-func cleanPage(cl *clean.Cleaner, b []byte) []byte {
-	if clean.LooksLikeHTML(b) {
-		text, _ := cl.HTML(nil, b)
-		return text
-	}
-	text, _ := cl.Text(nil, b)
-	return text
+// prepareFile returns the reader of a file's contents: prepared as the
+// stream prepares a message with that value (decoded, cleaned and sketched
+// with m), or the input error that would dead-letter it.
+func prepareFile(cfg Config, m lsh.Method) func([]byte) (text, sketch []byte, err error) {
+	return prepare.New(cfg.Decode, clean.New(cfg.Clean), m).PrepareValue
 }
 
 // findStored fills docs[i] for each i in missing with the stored document

@@ -8,18 +8,14 @@ import (
 	"text/tabwriter"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/lsh/clean"
-	"github.com/dedupstream/dedupstream/stream"
 )
 
 // compareRecords is compare in record mode: A and B are files holding one
 // JSON record each, or ids or URLs of records in --state; it prints each
 // field's similarity and the weighted verdict.
 func compareRecords(stdout io.Writer, cfg Config, m *lsh.RecordMethod, a, b string) error {
-	cl := clean.New(cfg.Clean)
-	record := func(v []byte) (text, sketch []byte, err error) {
-		return stream.SketchRecord(cfg.Decode, cl, m, bytes.TrimSpace(v))
-	}
+	prepared := prepareFile(cfg, m)
+	record := func(v []byte) (text, sketch []byte, err error) { return prepared(bytes.TrimSpace(v)) }
 	docs, err := compareDocs(cfg, m, record, a, b)
 	if err != nil {
 		return err
@@ -63,14 +59,15 @@ func missingSide(f lsh.FieldSimilarity) string {
 	return "B"
 }
 
-// recordFields splits a record text for display; nil for a stored record.
+// recordFields splits a record text for display (lsh.SplitRecordText), the
+// items of a field joined by "; "; nil for a stored record.
 func recordFields(text []byte) []string {
 	if text == nil {
 		return nil
 	}
-	fs := strings.Split(string(text), string(rune(lsh.RecordFieldSep)))
-	for i, f := range fs {
-		fs[i] = strings.ReplaceAll(f, string(rune(lsh.RecordItemSep)), "; ")
+	var fs []string
+	for _, items := range lsh.SplitRecordText(text) {
+		fs = append(fs, strings.Join(items, "; "))
 	}
 	return fs
 }

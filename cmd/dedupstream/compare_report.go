@@ -8,23 +8,25 @@ import (
 	"text/tabwriter"
 
 	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/measure"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
 // printExact prints the exact measures of two cleaned texts.
-func printExact(w io.Writer, sh lsh.Shingling, vocab *lsh.Vocabulary, a, b []byte) {
+func printExact(w io.Writer, sh lsh.Shingling, vocab *vocab.Vocabulary, a, b []byte) {
 	sa, sb := lsh.SortedSet(sh.Append(nil, a)), lsh.SortedSet(sh.Append(nil, b))
 	o := lsh.OverlapOf(sa, sb)
 	wa, wb := lsh.AppendWords(nil, a), lsh.AppendWords(nil, b)
-	edit := lsh.EditSimilarity(wa, wb) // before TermFrequencies sorts the words
-	ta, tb := lsh.TermFrequencies(nil, wa), lsh.TermFrequencies(nil, wb)
+	edit := measure.EditSimilarity(wa, wb) // before TermFrequencies sorts the words
+	ta, tb := measure.TermFrequencies(nil, wa), measure.TermFrequencies(nil, wb)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "exact (shingles %s: A %d, B %d, shared %d; words A %d, B %d)\n", sh.Version(), o.SizeA, o.SizeB, o.Inter, len(wa), len(wb))
 	fmt.Fprintf(tw, "  resemblance\t%.3f\n", o.Resemblance())
 	fmt.Fprintf(tw, "  containment A in B\t%.3f\n", o.AinB())
 	fmt.Fprintf(tw, "  containment B in A\t%.3f\n", o.BinA())
-	fmt.Fprintf(tw, "  weighted Jaccard (word tf)\t%.3f\n", lsh.WeightedJaccard(ta, tb))
+	fmt.Fprintf(tw, "  weighted Jaccard (word tf)\t%.3f\n", measure.WeightedJaccard(ta, tb))
 	if vocab != nil {
-		fmt.Fprintf(tw, "  tf-idf cosine\t%.3f\n", lsh.Cosine(vocab.TFIDF(ta), vocab.TFIDF(tb)))
+		fmt.Fprintf(tw, "  tf-idf cosine\t%.3f\n", measure.Cosine(measure.TFIDF(vocab, ta), measure.TFIDF(vocab, tb)))
 	} else {
 		fmt.Fprintf(tw, "  tf-idf cosine\t- (needs --vocab)\n")
 	}
@@ -35,7 +37,7 @@ func printExact(w io.Writer, sh lsh.Shingling, vocab *lsh.Vocabulary, a, b []byt
 // printEstimates sketches both texts with every method and prints what each
 // one's Compare says. The configured method is used as configured; the others
 // share its shingling, threshold and seed, with their own defaults.
-func printEstimates(w io.Writer, configured lsh.Config, vocab *lsh.Vocabulary, a, b []byte) error {
+func printEstimates(w io.Writer, configured lsh.Config, vocab *vocab.Vocabulary, a, b []byte) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\tversion\tresemblance\tA in B\tB in A\tdistance\tnear")
 	for _, name := range lsh.MethodNames() {

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
 )
 
@@ -77,7 +76,11 @@ func TestCompareStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sk, keys := m.Sketch(&lsh.Scratch{}, cleanPage(clean.New(clean.Options{}), b), nil, nil)
+	text, _, err := prepareFile(cfg, m)(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, keys := m.Sketch(&lsh.Scratch{}, text, nil, nil)
 	st, err := state.Open(state.Options{Dir: dir, SketchVersion: m.Version(), SetKeys: true})
 	if err != nil {
 		t.Fatal(err)

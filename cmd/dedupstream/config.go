@@ -12,8 +12,10 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/lsh/vocab"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -26,7 +28,7 @@ type Config struct {
 	// Record switches to structured records (record mode); it replaces
 	// sketch.method and reads sketch.threshold, fp_weight, fn_weight and seed.
 	Record lsh.RecordConfig `yaml:"record"`
-	// Vocabulary is a vocabulary file (lsh.ReadVocabulary) of collection
+	// Vocabulary is a vocabulary file (vocab.Read) of collection
 	// statistics, required by sketch.method imatch and sketch.simhash.idf.
 	Vocabulary string        `yaml:"vocabulary"`
 	State      state.Options `yaml:"state"`
@@ -132,7 +134,7 @@ func (c *Config) validate() error {
 // validateRecord checks what record mode needs of the other sections.
 func (c *Config) validateRecord() error {
 	errs := []error{c.Record.Validate()}
-	if c.Decode.Format == stream.FormatRaw {
+	if c.Decode.Format == prepare.FormatRaw {
 		errs = append(errs, errors.New("decode.format: record mode reads JSON records; want auto or json, got raw"))
 	}
 	if c.Sketch.Method != lsh.MethodMinHash {
@@ -193,7 +195,7 @@ func (c *Config) newMethod() (lsh.Method, error) {
 
 // methodWith builds the configured sketch method with vocab, the vocabulary
 // file's contents (nil for none); record mode takes none.
-func (c *Config) methodWith(vocab *lsh.Vocabulary) (lsh.Method, error) {
+func (c *Config) methodWith(vocab *vocab.Vocabulary) (lsh.Method, error) {
 	if c.Record.Enabled {
 		m, err := lsh.NewRecordMethod(c.Record, c.Sketch)
 		if err != nil {
@@ -209,7 +211,7 @@ func (c *Config) methodWith(vocab *lsh.Vocabulary) (lsh.Method, error) {
 }
 
 // readVocabulary reads a vocabulary file; nil for an empty path.
-func readVocabulary(path string) (*lsh.Vocabulary, error) {
+func readVocabulary(path string) (*vocab.Vocabulary, error) {
 	if path == "" {
 		return nil, nil
 	}
@@ -218,7 +220,7 @@ func readVocabulary(path string) (*lsh.Vocabulary, error) {
 		return nil, fmt.Errorf("vocabulary: %w", err)
 	}
 	defer f.Close()
-	v, err := lsh.ReadVocabulary(f)
+	v, err := vocab.Read(f)
 	if err != nil {
 		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
 	}

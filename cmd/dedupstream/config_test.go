@@ -102,7 +102,6 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	f("state:\n  max_bucket: -3\n", "", "state.max_bucket")
 	f("index:\n  shards: -1\n", "", "index.shards")
 	f("index:\n  shards: 4\n  standbys: 9\n", "", "index.standbys")
-	f("index:\n  shards: 4\nrecord:\n  enabled: true\n", "", "record.enabled")
 	f("index:\n  shards: 4\nstate:\n  dir: \"\"\n  in_memory: true\n", "", "state.in_memory")
 	f("sketch:\n  verify:\n    method: simhash\n", "", "sketch.verify.method")
 	f("", "DEDUPSTREAM_SKETCH_VERIFY_THRESHOLD=1.2", "sketch.verify.threshold")

@@ -14,8 +14,9 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/dedupstream/dedupstream/offline/eval"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
+	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
@@ -89,7 +90,7 @@ type crashRun struct {
 
 func newCrashRun(t *testing.T) *crashRun {
 	return &crashRun{
-		t: t, bin: buildBinary(t), addr: processBroker(t), dir: t.TempDir(),
+		t: t, bin: buildCrashBinary(t), addr: processBroker(t), dir: t.TempDir(),
 		rng:   rand.New(rand.NewPCG(*crashSeed, 0x6b696c6c)),
 		gen:   gen.New(gen.Options{Seed: *crashSeed, CopyRate: 0.4}),
 		pages: make(map[string]gen.Page), bad: make(map[string]bool), tally: make(map[string]int),
@@ -132,7 +133,8 @@ func (c *crashRun) produce(n int) {
 func (c *crashRun) killOnce() {
 	switch r := c.rng.IntN(10); {
 	case r < 6:
-		c.killAtPoint(crashStages[c.rng.IntN(len(crashStages))], 1+c.rng.IntN(crashPoints))
+		stages := stream.BatchStages()
+		c.killAtPoint(stages[c.rng.IntN(len(stages))], 1+c.rng.IntN(crashPoints))
 	case r < 9:
 		c.killAfter(time.Duration(c.rng.Int64N(int64(1500 * time.Millisecond))))
 	default:

@@ -1,3 +1,5 @@
+//go:build crashpoint
+
 package main
 
 import (
@@ -13,16 +15,6 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 )
 
-// crashPointEnv names the fault-injection variable of "dedupstream run", for
-// the crash and shutdown tests (crash_test.go, shutdown_test.go), not for
-// operation: DEDUPSTREAM_CRASH_POINT=stage:N makes the process SIGKILL itself
-// at the N-th batch to finish that pipeline stage; stage:N:pause=DUR holds the
-// stage there for DUR instead (a slow drain, for the signal tests). Stages:
-// fetched, decided, staged, emitted, published, committed.
-const crashPointEnv = "DEDUPSTREAM_CRASH_POINT"
-
-var crashStages = []string{"fetched", "decided", "staged", "emitted", "published", "committed"}
-
 // crashPoint is a parsed DEDUPSTREAM_CRASH_POINT.
 type crashPoint struct {
 	stage  string
@@ -35,8 +27,8 @@ type crashPoint struct {
 // parseCrashPoint parses "stage:N" or "stage:N:pause=DUR".
 func parseCrashPoint(s string, stderr io.Writer) (*crashPoint, error) {
 	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 || !slices.Contains(crashStages, parts[0]) {
-		return nil, fmt.Errorf("%s=%q: want stage:N[:pause=DUR], stage one of %s", crashPointEnv, s, strings.Join(crashStages, ", "))
+	if len(parts) < 2 || len(parts) > 3 || !slices.Contains(stream.BatchStages(), parts[0]) {
+		return nil, fmt.Errorf("%s=%q: want stage:N[:pause=DUR], stage one of %s", crashPointEnv, s, strings.Join(stream.BatchStages(), ", "))
 	}
 	n, err := strconv.ParseInt(parts[1], 10, 64)
 	if err != nil || n < 1 {
@@ -79,14 +71,16 @@ func killSelf() error {
 	return p.Kill()
 }
 
-// option applies to the crash point, if one is set, to the pipeline's deps.
-func (c *crashPoint) option() appOption {
-	return func(d *stream.Deps) {
-		if c != nil {
-			d.AfterStage = c.afterStage
-		}
+// crashOption is the crash point DEDUPSTREAM_CRASH_POINT sets, if it is set,
+// as an option of the pipeline's deps.
+func crashOption(stderr io.Writer) (appOption, error) {
+	v, ok := os.LookupEnv(crashPointEnv)
+	if !ok {
+		return noOption, nil
 	}
+	c, err := parseCrashPoint(v, stderr)
+	if err != nil {
+		return nil, err
+	}
+	return func(d *stream.Deps) { d.AfterStage = c.afterStage }, nil
 }
-
-// appOption adjusts the pipeline's collaborators before newApp builds it.
-type appOption func(*stream.Deps)

@@ -302,7 +302,7 @@ func waitDemoFleet(ctx context.Context, addr string, sec stream.Security, group 
 			sum += a.pipe.Counts().Records
 		}
 		if sum >= int64(n) {
-			if lag, err := embedded.GroupLagWith(ctx, sec.Dialer("dedupstream-demo"), sec.Transport("dedupstream-demo"), addr, group, "pages"); err == nil && lag == 0 {
+			if lag, err := embedded.GroupLagWith(ctx, sec.Transport("dedupstream-demo"), addr, group, "pages"); err == nil && lag == 0 {
 				return nil
 			}
 		}

@@ -2,16 +2,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/dedupstream/dedupstream/offline/corpus"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/corpus"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // demoSet is the demo's input: the messages to produce and what each one is.
@@ -57,7 +57,7 @@ func (s *demoSet) add(p gen.Page) {
 		s.msgs = append(s.msgs, kafka.Message{Key: []byte(p.ID), Value: []byte(p.HTML)})
 		return
 	}
-	v, _ := json.Marshal(map[string]string{"id": p.ID, "url": p.URL, "html": p.HTML}) // strings always marshal
+	v := prepare.Input{ID: p.ID, URL: p.URL, HTML: p.HTML}.JSON()
 	s.msgs = append(s.msgs, kafka.Message{Key: []byte(p.ID), Value: v})
 }
 

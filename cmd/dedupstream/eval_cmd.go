@@ -10,8 +10,8 @@ import (
 	"strings"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/offline/eval"
-	"github.com/dedupstream/dedupstream/offline/quality"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
+	"github.com/dedupstream/dedupstream/offline/lab/quality"
 )
 
 // evalOptions are the flags of dedupstream eval.

@@ -9,9 +9,9 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/dedupstream/dedupstream/offline/corpus"
-	"github.com/dedupstream/dedupstream/offline/eval"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/corpus"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 )
 
 // genOptions are the flags of dedupstream gen.

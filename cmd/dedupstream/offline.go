@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
-	"github.com/dedupstream/dedupstream/offline/fim"
+	"github.com/dedupstream/dedupstream/offline/algo/fim"
 )
 
 const offlineUsage = `usage: dedupstream offline <command> [flags]
@@ -130,21 +129,7 @@ func mineTo(ctx context.Context, ds *fim.Dataset, o fim.Options, path string) (f
 		return fim.Result{}, err
 	}
 	w := bufio.NewWriterSize(f, 1<<16)
-	var line []byte
-	res, err := fim.Mine(ctx, ds, o, func(items []int32, support int) error {
-		line = line[:0]
-		for k, it := range items {
-			if k > 0 {
-				line = append(line, ' ')
-			}
-			line = strconv.AppendInt(line, int64(it), 10)
-		}
-		line = append(line, " ("...)
-		line = strconv.AppendInt(line, int64(support), 10)
-		line = append(line, ")\n"...)
-		_, err := w.Write(line)
-		return err
-	})
+	res, err := fim.Mine(ctx, ds, o, fim.WriteItemsets(w))
 	if err == nil {
 		err = w.Flush()
 	}

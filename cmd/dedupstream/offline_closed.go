@@ -3,14 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
-	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 	"time"
 
@@ -83,14 +80,6 @@ func runClosed(ctx context.Context, st *state.Store, m lsh.Method, c closedFlags
 	return &res.Result, nil
 }
 
-// closedSetJSON is one line of the JSON-lines output.
-type closedSetJSON struct {
-	Common  int      `json:"common"`
-	Size    int      `json:"size"`
-	Members []string `json:"members"`
-	Seqs    []uint64 `json:"seqs"`
-}
-
 // writeSets writes the sets as CSV (set, common, size, seq, id, url: one row
 // per member) when path ends in .csv, else as JSON lines.
 func writeSets(path string, res *offline.ClosedResult) error {
@@ -100,39 +89,12 @@ func writeSets(path string, res *offline.ClosedResult) error {
 	}
 	bw := bufio.NewWriter(f)
 	if strings.HasSuffix(path, ".csv") {
-		err = writeSetsCSV(bw, res)
+		err = res.WriteCSV(bw)
 	} else {
-		err = writeSetsJSON(bw, res)
+		err = res.WriteJSON(bw)
 	}
 	if err == nil {
 		err = bw.Flush()
 	}
 	return errors.Join(err, f.Close())
-}
-
-func writeSetsCSV(w io.Writer, res *offline.ClosedResult) error {
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"set", "common", "size", "seq", "id", "url"})
-	for k, s := range res.Sets {
-		for _, u := range s.Members {
-			cw.Write([]string{strconv.Itoa(k), strconv.Itoa(s.Common), strconv.Itoa(len(s.Members)),
-				strconv.FormatUint(res.Seqs[u], 10), res.IDs[u], res.URLs[u]})
-		}
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-func writeSetsJSON(w io.Writer, res *offline.ClosedResult) error {
-	enc := json.NewEncoder(w)
-	for _, s := range res.Sets {
-		line := closedSetJSON{Common: s.Common, Size: len(s.Members)}
-		for _, u := range s.Members {
-			line.Members, line.Seqs = append(line.Members, res.IDs[u]), append(line.Seqs, res.Seqs[u])
-		}
-		if err := enc.Encode(line); err != nil {
-			return err
-		}
-	}
-	return nil
 }

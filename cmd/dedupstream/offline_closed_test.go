@@ -74,7 +74,12 @@ func checkSetsFile(t *testing.T, path string, minCommon int) int {
 	n := 0
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var s closedSetJSON
+		var s struct {
+			Common  int      `json:"common"`
+			Size    int      `json:"size"`
+			Members []string `json:"members"`
+			Seqs    []uint64 `json:"seqs"`
+		}
 		if err := json.Unmarshal(sc.Bytes(), &s); err != nil {
 			t.Fatal(err)
 		}

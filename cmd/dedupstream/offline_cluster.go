@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 
 	"github.com/dedupstream/dedupstream/offline"
-	"github.com/dedupstream/dedupstream/offline/cluster"
-	"github.com/dedupstream/dedupstream/offline/quality"
+	"github.com/dedupstream/dedupstream/offline/algo/cluster"
+	"github.com/dedupstream/dedupstream/offline/lab/quality"
+	"github.com/dedupstream/dedupstream/offline/report"
 	"github.com/dedupstream/dedupstream/state"
 )
 
@@ -89,10 +89,9 @@ func restoreBackup(path string) (string, error) {
 	return dir, nil
 }
 
-// printClusters writes totals, a size histogram and the largest clusters with
-// their earliest document.
+// printClusters writes totals, then the size histogram and the largest
+// clusters with their earliest document (report.WriteText).
 func printClusters(w io.Writer, res *offline.Result, algo string, top int) {
-	sizes := res.Clustering.Sizes()
 	if res.Graph != nil {
 		fmt.Fprintf(w, "%s: %d documents, %d verified pairs, %d clusters in %s\n",
 			algo, len(res.Seqs), res.Graph.M(), res.Clustering.K, res.Elapsed.Round(1e6))
@@ -102,44 +101,7 @@ func printClusters(w io.Writer, res *offline.Result, algo string, top int) {
 	if res.Capped > 0 {
 		fmt.Fprintf(w, "%d candidate lookups were cut by state.max_bucket or state.max_candidates (at least 1000 here)\n", res.Capped)
 	}
-	bounds := []int{1, 2, 5, 10, 100, 1 << 30}
-	counts := make([]int, len(bounds))
-	for _, n := range sizes {
-		counts[sort.SearchInts(bounds, int(n))]++
-	}
-	fmt.Fprintln(w, "cluster sizes:")
-	for i, b := range bounds {
-		lo := 1
-		if i > 0 {
-			lo = bounds[i-1] + 1
-		}
-		label := fmt.Sprintf("%d–%d", lo, b)
-		switch {
-		case lo == b:
-			label = fmt.Sprint(b)
-		case i == len(bounds)-1:
-			label = fmt.Sprintf("> %d", bounds[i-1])
-		}
-		fmt.Fprintf(w, "  %-8s %8d\n", label, counts[i])
-	}
-	printTop(w, res, sizes, top)
-}
-
-func printTop(w io.Writer, res *offline.Result, sizes []int32, top int) {
-	labels := make([]int, len(sizes))
-	for i := range labels {
-		labels[i] = i
-	}
-	sort.SliceStable(labels, func(a, b int) bool { return sizes[labels[a]] > sizes[labels[b]] })
-	first := make(map[int32]int) // label → earliest node
-	for node := len(res.Seqs) - 1; node >= 0; node-- {
-		first[res.Clustering.Labels[node]] = node
-	}
-	fmt.Fprintf(w, "largest clusters (size, cluster id, earliest document, URL):\n")
-	for _, l := range labels[:min(top, len(labels))] {
-		n := first[int32(l)]
-		fmt.Fprintf(w, "  %6d  %-8d %s %s\n", sizes[l], res.ClusterIDs[l], res.IDs[n], res.URLs[n])
-	}
+	report.WriteText(w, res, top)
 }
 
 func printQuality(w io.Writer, res *offline.Result, truthFile string) error {

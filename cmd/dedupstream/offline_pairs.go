@@ -9,7 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/dedupstream/dedupstream/offline/quality"
+	"github.com/dedupstream/dedupstream/offline"
+	"github.com/dedupstream/dedupstream/offline/lab/quality"
 	"github.com/dedupstream/dedupstream/state"
 )
 
@@ -174,22 +175,7 @@ func stateClustering(dir string) (*quality.Clustering, error) {
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	var labels []int32
-	label := make(map[uint64]int32)
-	err = st.Scan(func(d state.Doc) error {
-		key := d.Cluster
-		if key == 0 {
-			key = d.Seq // the id it has as the earliest document of its own cluster
-		}
-		l, ok := label[key]
-		if !ok {
-			l = int32(len(label))
-			label[key] = l
-		}
-		ids, labels = append(ids, d.ID), append(labels, l)
-		return nil
-	})
+	ids, labels, err := offline.StoredClusters(st)
 	if err = errors.Join(err, st.Close()); err != nil {
 		return nil, err
 	}

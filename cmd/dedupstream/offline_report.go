@@ -13,7 +13,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/offline"
-	"github.com/dedupstream/dedupstream/offline/cluster"
+	"github.com/dedupstream/dedupstream/offline/algo/cluster"
 	"github.com/dedupstream/dedupstream/offline/report"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream/shard"

@@ -20,12 +20,24 @@ import (
 // it as a real process, kill it and start it again.
 func buildBinary(t *testing.T) string {
 	t.Helper()
+	return buildBinaryTags(t, "")
+}
+
+// buildCrashBinary is buildBinary with the crash-point hook compiled in
+// (-tags crashpoint), for the tests that set crashPointEnv.
+func buildCrashBinary(t *testing.T) string {
+	t.Helper()
+	return buildBinaryTags(t, "crashpoint")
+}
+
+func buildBinaryTags(t *testing.T, tags string) string {
+	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build the binary with:", err)
 	}
 	bin := filepath.Join(t.TempDir(), "dedupstream")
-	out, err := exec.Command(gobin, "build", "-o", bin, ".").CombinedOutput()
+	out, err := exec.Command(gobin, "build", "-tags", tags, "-o", bin, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

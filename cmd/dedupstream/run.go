@@ -23,11 +23,9 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var crash *crashPoint
-	if v, ok := os.LookupEnv(crashPointEnv); ok {
-		if crash, err = parseCrashPoint(v, stderr); err != nil {
-			return err
-		}
+	crash, err := crashOption(stderr)
+	if err != nil {
+		return err
 	}
 	log, err := newLogger(cfg.Log, stderr)
 	if err != nil {
@@ -44,7 +42,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	a, err := newApp(cfg, log, crash.option())
+	a, err := newApp(cfg, log, crash)
 	if err != nil {
 		return err
 	}

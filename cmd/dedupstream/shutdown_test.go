@@ -23,7 +23,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin := buildBinary(t)
+	bin := buildCrashBinary(t)
 	addr, dir := processBroker(t), t.TempDir()
 	in := metricsInput(400, 0)
 	if err := produce(context.Background(), addr, "pages", in); err != nil {
@@ -78,7 +78,7 @@ func heldFilter(t *testing.T, group string, extraEnv ...string) (p *proc, bin, a
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
-	bin = buildBinary(t)
+	bin = buildCrashBinary(t)
 	addr, dir := processBroker(t), t.TempDir()
 	in = metricsInput(100, 0)
 	if err := produce(context.Background(), addr, "pages", in); err != nil {

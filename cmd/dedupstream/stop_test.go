@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/bench"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
@@ -106,7 +107,7 @@ func TestBenchStopWaitsForDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = measure(s.ctx, a.pipe, len(msgs)+1)
+	_, err = bench.Measure(s.ctx, a.pipe, len(msgs)+1)
 	s.check(t, err)
 	closeFilter(t, a)
 }

@@ -53,8 +53,8 @@ dedupstream eval --pages pages.jsonl --truth truth.tsv --methods minhash,oph,bot
 eval_corpus_cmd="dedupstream eval --corpus $corpora/20news-bydate.tar.gz --limit 0 --methods minhash,oph,bottomk,modm,full,simhash --thresholds 0.5,0.8,0.9"
 section BENCHMARKS.md eval-corpus "$eval_corpus_cmd" "$tmp/dedupstream" eval --corpus "$corpora/20news-bydate.tar.gz" --limit 0 \
 	--methods minhash,oph,bottomk,modm,full,simhash --thresholds 0.5,0.8,0.9
-peers_cmd="go -C offline/peers run . --corpus ../../$corpora/20news-bydate.tar.gz --docs 20000"
-section docs/bench/peers.md peers "$peers_cmd" go -C offline/peers run . --corpus ../../$corpora/20news-bydate.tar.gz --docs 20000
+peers_cmd="go -C offline/lab/peers run . --corpus ../../../$corpora/20news-bydate.tar.gz --docs 20000"
+section docs/bench/peers.md peers "$peers_cmd" go -C offline/lab/peers run . --corpus ../../../$corpora/20news-bydate.tar.gz --docs 20000
 put BENCHMARKS.md peers
 if [ "${REGEN_BENCH:-}" = 1 ]; then
 	"$root/docs/bench/scaling.sh"

@@ -4,6 +4,10 @@
 // A [Cleaner] is safe for concurrent use by multiple goroutines; it keeps its
 // scratch buffers in a pool, so steady-state cleaning allocates little.
 //
+// Stop-word removal and Snowball stemming of normalised text, by each word's
+// script ([Langs], [AppendFilteredWords]), live here too; lsh applies them
+// when a Shingling asks for them.
+//
 // # Output contract
 //
 // Words are written to the caller's buffer separated by exactly one ASCII

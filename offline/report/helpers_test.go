@@ -6,7 +6,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/lsh"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 

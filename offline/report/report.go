@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/dedupstream/dedupstream/offline"
-	"github.com/dedupstream/dedupstream/offline/cluster"
+	"github.com/dedupstream/dedupstream/offline/algo/cluster"
 	"github.com/dedupstream/dedupstream/state"
 )
 
@@ -198,10 +198,7 @@ func fillBins(levels []Level) {
 	for _, l := range levels {
 		largest = max(largest, l.Totals.Largest)
 	}
-	var bins []Bin
-	for lo, hi := 1, 1; lo <= largest; lo, hi = hi+1, 2*hi {
-		bins = append(bins, Bin{Min: lo, Max: hi})
-	}
+	bins := newBins(largest)
 	for i := range levels {
 		h := slices.Clone(bins)
 		for _, c := range levels[i].Clusters {
@@ -211,6 +208,15 @@ func fillBins(levels []Level) {
 		}
 		levels[i].Histogram = h
 	}
+}
+
+// newBins returns the empty bins of sizes 1, 2, 3–4, 5–8, … up to largest.
+func newBins(largest int) []Bin {
+	var bins []Bin
+	for lo, hi := 1, 1; lo <= largest; lo, hi = hi+1, 2*hi {
+		bins = append(bins, Bin{Min: lo, Max: hi})
+	}
+	return bins
 }
 
 // binOf is the bin of a cluster of size n ≥ 1: 0 for 1, 1 for 2, 2 for 3–4, …

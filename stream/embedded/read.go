@@ -5,6 +5,8 @@ import (
 	"fmt"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/stream"
 )
 
 // ReadAll reads every record currently in topic on the brokers at addr: each
@@ -64,45 +66,23 @@ func readPartition(ctx context.Context, d *kafka.Dialer, addr, topic string, par
 }
 
 // GroupLag returns how many records of topic the consumer group has not yet
-// committed, summed over partitions (a partition with no commit counts whole).
+// committed, summed over partitions (stream.GroupLags: a partition with no
+// commit counts whole).
 // Like ReadAll it works with any broker.
 func GroupLag(ctx context.Context, addr, group, topic string) (int64, error) {
-	return GroupLagWith(ctx, kafka.DefaultDialer, nil, addr, group, topic)
+	return GroupLagWith(ctx, nil, addr, group, topic)
 }
 
-// GroupLagWith is GroupLag over connections made by d and rt (nil: kafka-go's
-// default transport), which may carry TLS and SASL settings.
-func GroupLagWith(ctx context.Context, d *kafka.Dialer, rt kafka.RoundTripper, addr, group, topic string) (int64, error) {
-	conn, err := d.DialContext(ctx, "tcp", addr)
-	if err != nil {
-		return 0, err
-	}
-	parts, err := conn.ReadPartitions(topic)
-	conn.Close()
+// GroupLagWith is GroupLag over rt (nil: kafka-go's default transport), which
+// may carry TLS and SASL settings.
+func GroupLagWith(ctx context.Context, rt kafka.RoundTripper, addr, group, topic string) (int64, error) {
+	lags, err := stream.GroupLags(ctx, &kafka.Client{Addr: kafka.TCP(addr), Transport: rt}, group, topic)
 	if err != nil {
 		return 0, fmt.Errorf("lag of %s on %s: %w", group, topic, err)
-	}
-	ids := make([]int, len(parts))
-	reqs := make([]kafka.OffsetRequest, len(parts))
-	for i, p := range parts {
-		ids[i], reqs[i] = p.ID, kafka.LastOffsetOf(p.ID)
-	}
-	c := &kafka.Client{Addr: kafka.TCP(addr), Transport: rt}
-	ends, err := c.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
-	if err != nil {
-		return 0, fmt.Errorf("lag of %s on %s: %w", group, topic, err)
-	}
-	got, err := c.OffsetFetch(ctx, &kafka.OffsetFetchRequest{GroupID: group, Topics: map[string][]int{topic: ids}})
-	if err != nil {
-		return 0, fmt.Errorf("lag of %s on %s: %w", group, topic, err)
-	}
-	committed := make(map[int]int64)
-	for _, p := range got.Topics[topic] {
-		committed[p.Partition] = max(p.CommittedOffset, 0) // -1: nothing committed
 	}
 	var lag int64
-	for _, e := range ends.Topics[topic] {
-		lag += max(e.LastOffset-committed[e.Partition], 0)
+	for _, l := range lags {
+		lag += l
 	}
 	return lag, nil
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
-	"github.com/dedupstream/dedupstream/offline/eval"
-	"github.com/dedupstream/dedupstream/offline/gen"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"

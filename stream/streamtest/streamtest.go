@@ -6,7 +6,6 @@ package streamtest
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"testing"
 	"time"
@@ -20,6 +19,7 @@ import (
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // Deadline bounds one Store call. It is generous because the race detector on
@@ -99,11 +99,7 @@ func MinHash(t testing.TB, params lsh.Params) lsh.Method {
 
 // Page is the JSON message the filter reads for a page, keyed by its id.
 func Page(id, url, html string) kafka.Message {
-	v, err := json.Marshal(map[string]string{"id": id, "url": url, "html": html})
-	if err != nil {
-		panic(err) // strings always marshal
-	}
-	return kafka.Message{Key: []byte(id), Value: v}
+	return kafka.Message{Key: []byte(id), Value: prepare.Input{ID: id, URL: url, HTML: html}.JSON()}
 }
 
 // ReadTopic reads every record of topic on the broker at addr, failing the

@@ -1,0 +1,7 @@
+// Package bench is the harness behind "dedupstream bench": it owns and joins
+// a pipeline's Run while it measures it (Measure, RunLatency), samples the
+// process's CPU time and memory (procfs and rusage where the system has
+// them), makes and produces the bench documents (Source), reads outputs back
+// for per-record latency, and sums topics' bytes. Its functions are safe for
+// concurrent use; the figures are for BENCHMARKS.md, never for a pass/fail test.
+package bench

@@ -1,0 +1,214 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// LatencyWarmup documents go first and are waited for, so that the group join
+// and the readers' first fetch are not counted.
+const LatencyWarmup = 20
+
+// LatencyRun is one run of the latency mode.
+type LatencyRun struct {
+	Docs     int             // measured documents (warm-up excluded)
+	Produced float64         // docs/s the producer achieved
+	Lat      []time.Duration // per measured record, ascending
+}
+
+// percentile returns the nearest-rank q-quantile (0 < q ≤ 1) of ascending d.
+func Percentile(d []time.Duration, q float64) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	k := int(q*float64(len(d))+0.999999) - 1
+	return d[min(max(k, 0), len(d)-1)]
+}
+
+// LatencyDocs is the range of Source documents a latency run produces:
+// first..first+warm+n-1, after the ones the throughput mode used.
+type LatencyDocs struct {
+	Src         *Source
+	First, Warm int
+	N           int
+	Rate        float64 // docs/s
+}
+
+// RunLatency runs p while producing docs to topic in at the given rate, reads
+// topic out back and measures each record from its input timestamp (set by the
+// producer just before the write) to the moment it is read back. With p nil,
+// out must be in: the records are read back as written.
+func RunLatency(ctx context.Context, addr string, partitions int, p *stream.Pipeline, in, out string, ld LatencyDocs) (*LatencyRun, error) {
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var r stream.Runner = stream.RunnerFunc(func(ctx context.Context) error { <-ctx.Done(); return nil })
+	if p != nil {
+		r = p
+	}
+	running := stream.Start(runCtx, r)
+	rb := startReadback(runCtx, addr, out, partitions)
+	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: in, Balancer: &kafka.Hash{},
+		BatchSize: 1000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	defer w.Close()
+	res, err := driveLatency(runCtx, w, rb, ld, running.Done())
+	cancel()
+	rb.wait()
+	if runErr := running.Stop(); err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
+		err = runErr
+	}
+	return res, err
+}
+
+// driveLatency produces the warm-up, waits for it to come back, then produces
+// the measured documents at ld.Rate and waits for all of them.
+func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, ld LatencyDocs, stopped <-chan struct{}) (*LatencyRun, error) {
+	if err := w.WriteMessages(ctx, ld.messages(0, ld.Warm, time.Now())...); err != nil {
+		return nil, fmt.Errorf("latency warm-up: %w", err)
+	}
+	if err := rb.waitFor(ctx, ld.Warm, time.Minute, stopped); err != nil {
+		return nil, fmt.Errorf("latency warm-up: %w", err)
+	}
+	start := time.Now()
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for sent := 0; sent < ld.N; {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-stopped:
+			return nil, errors.New("pipeline stopped during the latency run")
+		case <-tick.C:
+		}
+		due := min(ld.N, int(ld.Rate*time.Since(start).Seconds()))
+		if due <= sent {
+			continue
+		}
+		if err := w.WriteMessages(ctx, ld.messages(ld.Warm+sent, due-sent, time.Now())...); err != nil {
+			return nil, fmt.Errorf("latency produce: %w", err)
+		}
+		sent = due
+	}
+	produced := float64(ld.N) / time.Since(start).Seconds()
+	expect := time.Duration(float64(ld.N)/ld.Rate*float64(time.Second)) + time.Minute
+	if err := rb.waitFor(ctx, ld.Warm+ld.N, expect, stopped); err != nil {
+		return nil, err
+	}
+	lat := rb.measured()
+	slices.Sort(lat)
+	return &LatencyRun{Docs: len(lat), Produced: produced, Lat: lat}, nil
+}
+
+// messages returns n JSON records, documents ld.First+from.., stamped t.
+// Warm-up records have keys "warm<i>", measured ones "d<i>".
+func (ld LatencyDocs) messages(from, n int, t time.Time) []kafka.Message {
+	msgs := make([]kafka.Message, n)
+	for k := range msgs {
+		i := ld.First + from + k
+		id := "d" + strconv.Itoa(i)
+		if from+k < ld.Warm {
+			id = "warm" + strconv.Itoa(i)
+		}
+		msgs[k] = Message(id, ld.Src.Doc(i))
+		msgs[k].Time = t
+	}
+	return msgs
+}
+
+// readback reads an output topic, one reader per partition (no group, so no
+// join delay), and keeps each record's latency.
+type readback struct {
+	mu    sync.Mutex
+	n     int
+	lat   []time.Duration // measured records only
+	wg    sync.WaitGroup
+	errs  []error
+	close []io.Closer
+}
+
+// MaxWait is long on purpose: kafka-go uses it as the fetch's read deadline too,
+// and at 10 ms fetches timed out now and then and the reader backed off for
+// 100 ms, which put a 100 ms tail on the harness's own floor (p99 91–121 ms
+// against 5–6 ms at 500 ms). With MinBytes 1 the broker answers as soon as a
+// record arrives, so a long MaxWait does not delay anything.
+func startReadback(ctx context.Context, addr, topic string, partitions int) *readback {
+	rb := &readback{}
+	for part := range partitions {
+		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: part,
+			MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond, StartOffset: kafka.FirstOffset})
+		rb.close = append(rb.close, r)
+		rb.wg.Add(1)
+		go rb.read(ctx, r)
+	}
+	return rb
+}
+
+func (rb *readback) read(ctx context.Context, r *kafka.Reader) {
+	defer rb.wg.Done()
+	for {
+		m, err := r.ReadMessage(ctx)
+		now := time.Now()
+		if err != nil {
+			if ctx.Err() == nil {
+				rb.mu.Lock()
+				rb.errs = append(rb.errs, err)
+				rb.mu.Unlock()
+			}
+			return
+		}
+		rb.mu.Lock()
+		rb.n++
+		if len(m.Key) > 0 && m.Key[0] == 'd' {
+			rb.lat = append(rb.lat, now.Sub(m.Time))
+		}
+		rb.mu.Unlock()
+	}
+}
+
+// waitFor waits until n records have been read back, for at most limit.
+func (rb *readback) waitFor(ctx context.Context, n int, limit time.Duration, stopped <-chan struct{}) error {
+	deadline := time.Now().Add(limit)
+	for {
+		rb.mu.Lock()
+		got, errs := rb.n, errors.Join(rb.errs...)
+		rb.mu.Unlock()
+		switch {
+		case got >= n:
+			return nil
+		case errs != nil:
+			return fmt.Errorf("read back: %w", errs)
+		case time.Now().After(deadline):
+			return fmt.Errorf("read back %d of %d records in %s", got, n, limit)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-stopped:
+			return errors.New("pipeline stopped")
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+func (rb *readback) measured() []time.Duration {
+	rb.mu.Lock()
+	defer rb.mu.Unlock()
+	return slices.Clone(rb.lat)
+}
+
+// wait stops the readers (their context must be cancelled first).
+func (rb *readback) wait() {
+	rb.wg.Wait()
+	for _, c := range rb.close {
+		_ = c.Close()
+	}
+}

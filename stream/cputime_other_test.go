@@ -1,6 +1,0 @@
-//go:build !linux
-
-package stream
-
-// threadCPU is not measured here; benchmarks report no cpu-ns/op.
-func threadCPU() int64 { return 0 }

@@ -1,4 +1,0 @@
-package stream
-
-// ReadGolden is readGolden for the external tests (package stream_test).
-var ReadGolden = readGolden

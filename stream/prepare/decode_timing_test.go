@@ -1,0 +1,108 @@
+package prepare
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh/clean"
+)
+
+// BenchmarkDecode is decode alone on valid UTF-8 input with no charset named:
+// the hand-written pages of testdata/clean as raw values and as JSON records.
+// It measures what finding a page's character encoding costs the common case.
+func BenchmarkDecode(b *testing.B) {
+	for _, name := range []string{"news_en.html", "news_ru.html"} {
+		page, err := os.ReadFile(filepath.Join("..", "..", "testdata", "clean", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		record, err := json.Marshal(map[string]string{"id": "d1", "url": "http://example.com/", "html": string(page)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("raw/"+name, func(b *testing.B) { benchDecode(b, FormatAuto, page) })
+		b.Run("json/"+name, func(b *testing.B) { benchDecode(b, FormatAuto, record) })
+	}
+}
+
+func benchDecode(b *testing.B, format Format, value []byte) {
+	benchDecodeWith(b, testDecoder(format), value, nil)
+}
+
+// benchDecodeWith reports, besides time, the CPU time of the benchmark's own
+// thread per record (cpu-ns/op), which other work on a shared machine
+// disturbs far less than the time.
+func benchDecodeWith(b *testing.B, d decoder, value []byte, hs []kafka.Header) {
+	m := &kafka.Message{Topic: "pages", Key: []byte("k"), Value: value, Headers: hs}
+	b.SetBytes(int64(len(value)))
+	b.ReportAllocs()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	start := threadCPU()
+	for b.Loop() {
+		if _, err := d.decode(m, clean.LooksLikeHTML); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if cpu := threadCPU() - start; cpu > 0 {
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+	}
+}
+
+// BenchmarkDecodeFloor is the checks any decode of a raw UTF-8 page makes —
+// no NUL byte, valid UTF-8, looks like HTML — outside decode: the floor of
+// BenchmarkDecode/raw. Compared between two builds, it tells what decode
+// itself changed from where the linker put utf8.Valid's loop, which moves
+// its time by tens of percent from one binary to the next.
+func BenchmarkDecodeFloor(b *testing.B) {
+	for _, name := range []string{"news_en.html", "news_ru.html"} {
+		page, err := os.ReadFile(filepath.Join("..", "..", "testdata", "clean", name))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(page)))
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			start := threadCPU()
+			for b.Loop() {
+				if bytes.IndexByte(page, 0) >= 0 || !utf8.Valid(page) || !clean.LooksLikeHTML(page) {
+					b.Fatal("not a UTF-8 page")
+				}
+			}
+			if cpu := threadCPU() - start; cpu > 0 {
+				b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+			}
+		})
+	}
+}
+
+// BenchmarkDecodeCharset is decode of the pages that are not the fast path: a
+// UTF-8 page whose header names utf-8, and the legacy golden pages of
+// testdata/charset, decoded to new UTF-8 buffers.
+func BenchmarkDecodeCharset(b *testing.B) {
+	page, err := os.ReadFile(filepath.Join("..", "..", "testdata", "clean", "news_ru.html"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	utf8Header := []kafka.Header{{Key: "Content-Type", Value: []byte("text/html; charset=UTF-8")}}
+	b.Run("header-utf-8/news_ru.html", func(b *testing.B) { benchDecodeWith(b, testDecoder(FormatAuto), page, utf8Header) })
+	for _, g := range charsetGolden {
+		page, err := os.ReadFile(filepath.Join("testdata", "charset", g.file))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var hs []kafka.Header
+		if g.named != "" {
+			hs = []kafka.Header{{Key: "Content-Type", Value: []byte(g.named)}}
+		}
+		b.Run(g.file, func(b *testing.B) { benchDecodeWith(b, testDecoder(FormatAuto), page, hs) })
+	}
+}

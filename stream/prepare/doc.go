@@ -1,0 +1,9 @@
+// Package prepare turns an input message into a document the index can take:
+// decode (JSON record or raw page, character encoding, record-mode fields),
+// clean, content hash, sketch and index keys — or the InputError, with its
+// stage and class, that dead-letters the message. It is the one way a page is
+// prepared: the pipeline runs it in parallel (Preparer.PrepareAll), compare
+// reads files with it (Preparer.PrepareValue), and eval cleans corpora with
+// its rules (CleanText, RawPage). A Preparer is immutable and safe for
+// concurrent use; each goroutine brings its own Scratch.
+package prepare

@@ -1,0 +1,153 @@
+package prepare
+
+import (
+	"sync"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+)
+
+// Item is one input record after decode, clean and sketch.
+type Item struct {
+	Msg       *kafka.Message
+	Rec       Record
+	Err       *InputError // non-nil: the record is invalid
+	Hash      uint64      // content hash of the cleaned text
+	Sketch    []byte      // the Method's encoded sketch
+	Keys      []uint64    // its index keys (per band, or a set; see lsh.Method.KeyBands)
+	Truncated bool        // the cleaner hit its token cap
+	KeysCut   bool        // the method hit its cap on keys per document
+}
+
+// Preparer decodes, cleans and sketches records. It is safe for concurrent
+// use; each goroutine brings its own Scratch.
+type Preparer struct {
+	dec     decoder
+	cleaner *clean.Cleaner
+	method  lsh.Method
+	// minFields is the record mode's lsh.RecordMethod.MinFields; 0 for pages.
+	minFields int
+}
+
+// New builds the Preparer for m; a Method with record fields
+// (lsh.RecordMethod) switches decoding to record mode.
+func New(cfg Config, cl *clean.Cleaner, m lsh.Method) *Preparer {
+	p := &Preparer{dec: decoder{cfg: cfg}, cleaner: cl, method: m}
+	if rm, ok := m.(recordMethod); ok {
+		p.dec.record, p.minFields = rm.Fields(), rm.MinFields()
+	}
+	return p
+}
+
+// Method returns the Method the Preparer sketches with.
+func (p *Preparer) Method() lsh.Method { return p.method }
+
+// Scratch holds per-worker buffers reused across records. The zero value is
+// ready to use.
+type Scratch struct {
+	text   []byte
+	sketch lsh.Scratch
+}
+
+// Text returns the cleaned text (record mode: the record text) of the last
+// record Prepare read with s. It aliases s: the next Prepare overwrites it.
+func (s *Scratch) Text() []byte { return s.text }
+
+// Prepare decodes, cleans and sketches one message: the Item has its content
+// hash, sketch and index keys, or the InputError that dead-letters it.
+func (p *Preparer) Prepare(m *kafka.Message, s *Scratch) Item {
+	it := Item{Msg: m}
+	rec, ierr := p.dec.decode(m, clean.LooksLikeHTML)
+	if ierr != nil {
+		it.Err = ierr
+		return it
+	}
+	it.Rec = rec
+	if rec.Fields != nil {
+		return p.prepareRecord(it, s)
+	}
+	var res clean.Result
+	s.text, res = CleanText(s.text[:0], p.cleaner, rec)
+	if res.Tokens == 0 {
+		it.Err = &InputError{Stage: StageClean, Class: "dedupstream.NoText", Msg: "no words left after cleaning"}
+		return it
+	}
+	it.Truncated = res.Truncated
+	it.Hash = lsh.ContentHash(s.text)
+	it.Sketch, it.Keys = p.method.Sketch(&s.sketch, s.text, nil, nil)
+	it.KeysCut = s.sketch.KeysCut() > 0
+	return it
+}
+
+// CleanText appends the cleaned text of a page record's body to dst: as
+// markup when rec.HTML is set, else as plain text.
+func CleanText(dst []byte, cl *clean.Cleaner, rec Record) ([]byte, clean.Result) {
+	if rec.HTML {
+		return cl.HTML(dst, rec.Body)
+	}
+	return cl.Text(dst, rec.Body)
+}
+
+// RawPage is the Record decode makes of a raw value that is UTF-8 already:
+// the page itself, markup when it looks like markup.
+func RawPage(body []byte) Record {
+	return Record{Body: body, HTML: clean.LooksLikeHTML(body)}
+}
+
+// PrepareValue prepares one message value on its own Scratch, for tools
+// that read a page or a record from a file: its cleaned text (record mode: its
+// record text) and sketch, or the InputError that would dead-letter it.
+func (p *Preparer) PrepareValue(value []byte) (text, sketch []byte, err error) {
+	var s Scratch
+	it := p.Prepare(&kafka.Message{Value: value}, &s)
+	if it.Err != nil {
+		return nil, nil, it.Err
+	}
+	return s.text, it.Sketch, nil
+}
+
+// PrepareAll prepares msgs on up to workers goroutines, keeping input order.
+// pool holds *Scratch.
+func (p *Preparer) PrepareAll(msgs []kafka.Message, workers int, pool *sync.Pool) []Item {
+	items := make([]Item, len(msgs))
+	if workers > len(msgs) {
+		workers = len(msgs)
+	}
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			s := pool.Get().(*Scratch)
+			defer pool.Put(s)
+			for i := w; i < len(msgs); i += workers {
+				items[i] = p.Prepare(&msgs[i], s)
+			}
+		}(w)
+	}
+	wg.Wait()
+	return items
+}
+
+// prepareRecord normalises and sketches a structured record. A record with
+// fewer than min_fields fields can never be compared with enough fields, so
+// its content hash also mixes in its input position: an equal record stays
+// unique, while a replay of the same message is still recognised.
+func (p *Preparer) prepareRecord(it Item, s *Scratch) Item {
+	var present int
+	s.text, present = recordText(s.text[:0], p.cleaner, p.dec.record, it.Rec.Fields)
+	if present == 0 {
+		it.Err = &InputError{Stage: StageClean, Class: "dedupstream.NoText", Msg: "no field has words left after cleaning"}
+		return it
+	}
+	it.Sketch, it.Keys = p.method.Sketch(&s.sketch, s.text, nil, nil)
+	n := len(s.text)
+	if present < p.minFields {
+		s.text = append(append(s.text, 0), SourceOf(it.Msg)...)
+	}
+	it.Hash = lsh.ContentHash(s.text)
+	s.text = s.text[:n]
+	return it
+}
