@@ -24,6 +24,8 @@ type benchOptions struct {
 	docs        int
 	corpus      string
 	brokers     string
+	config      string             // with brokers: kafka.tls and kafka.sasl, as run reads them
+	kafka       stream.KafkaConfig // config's kafka section, environment applied
 	partitions  int
 	stateDir    string
 	copyRate    float64
@@ -61,27 +63,27 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	addr, stop, err := benchBroker(ctx, o)
+	cl, stop, err := benchBroker(ctx, o)
 	if err != nil {
 		return err
 	}
 	defer stop()
-	bytes, err := bench.Produce(ctx, addr, "bench", src, o.docs)
+	bytes, err := bench.Produce(ctx, cl, "bench", src, o.docs)
 	if err != nil {
 		return err
 	}
 	bench.ReleaseMemory()
 	fmt.Fprintf(stdout, "bench: %d documents (%.1f MB, %s) on %s, %d partitions, GOMAXPROCS %d\n",
-		o.docs, float64(bytes)/1e6, src.Name, addr, o.partitions, runtime.GOMAXPROCS(0))
+		o.docs, float64(bytes)/1e6, src.Name, cl.Addr, o.partitions, runtime.GOMAXPROCS(0))
 	var pass *benchRun
 	if o.passthrough {
-		if pass, err = runPassthrough(ctx, addr, o); err != nil {
+		if pass, err = runPassthrough(ctx, cl, o); err != nil {
 			return err
 		}
 		bench.ReleaseMemory()
 	}
 	if o.instances > 0 {
-		run, err := runFleet(ctx, addr, o)
+		run, err := runFleet(ctx, cl, o)
 		if err != nil {
 			return err
 		}
@@ -93,7 +95,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer cleanup()
-	run, err := runFilterBench(ctx, addr, o, dir)
+	run, err := runFilterBench(ctx, cl, o, dir)
 	if err != nil {
 		return err
 	}
@@ -104,7 +106,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if ld.Rate == 0 {
 			ld.Rate = max(1, 0.5*float64(run.Counts.Records)/run.Elapsed.Seconds())
 		}
-		if floor, lpass, lrun, err = benchLatency(ctx, addr, o, dir, ld); err != nil {
+		if floor, lpass, lrun, err = benchLatency(ctx, cl, o, dir, ld); err != nil {
 			return err
 		}
 		printLatency(stdout, ld, run.stateDoc, floor, lpass, lrun)
@@ -131,17 +133,17 @@ func benchStateDir(o benchOptions) (string, func(), error) {
 // the filter on the state of the throughput run, each while a producer writes
 // the documents of ld at ld.rate (by default half the filter's throughput, so
 // that the latency is not that of a backlog).
-func benchLatency(ctx context.Context, addr string, o benchOptions, dir string, ld bench.LatencyDocs) (floor, pass, filter *bench.LatencyRun, err error) {
-	if floor, err = brokerLatency(ctx, addr, o, ld); err != nil {
+func benchLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (floor, pass, filter *bench.LatencyRun, err error) {
+	if floor, err = brokerLatency(ctx, cl, o, ld); err != nil {
 		return nil, nil, nil, fmt.Errorf("latency without a pipeline: %w", err)
 	}
 	if o.passthrough {
-		if pass, err = passthroughLatency(ctx, addr, o, ld); err != nil {
+		if pass, err = passthroughLatency(ctx, cl, o, ld); err != nil {
 			return nil, nil, nil, fmt.Errorf("passthrough latency: %w", err)
 		}
 		bench.ReleaseMemory()
 	}
-	if filter, err = filterLatency(ctx, addr, o, dir, ld); err != nil {
+	if filter, err = filterLatency(ctx, cl, o, dir, ld); err != nil {
 		return nil, nil, nil, fmt.Errorf("filter latency: %w", err)
 	}
 	return floor, pass, filter, nil
@@ -154,6 +156,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.docs, "docs", 100000, "documents to produce and filter")
 	fs.StringVar(&o.corpus, "corpus", "", "corpus whose documents (and word-shuffled variants past its size) are the input (default: 20news-bydate.tar.gz in the shared/corpora beside the repository)")
 	fs.StringVar(&o.brokers, "brokers", "", "use these brokers instead of starting an embedded broker process")
+	fs.StringVar(&o.config, "config", "", "with --brokers: YAML configuration whose kafka.tls and kafka.sasl keys (and DEDUPSTREAM_KAFKA_TLS_*, _SASL_*) secure the connections, as for run")
 	fs.IntVar(&o.partitions, "partitions", 2, "partitions of the bench topics (embedded broker)")
 	fs.StringVar(&o.stateDir, "state", "", "state directory (default: a temporary one, removed at exit)")
 	fs.Float64Var(&o.copyRate, "copy-rate", 0.2, "fraction of documents that are near-copies (1% words edited) of a recent one")
@@ -187,6 +190,13 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	if o.docs < 1 || o.partitions < 1 || o.batch < 1 || o.copyRate < 0 || o.copyRate > 1 || o.latencyDocs < 0 || o.rate < 0 {
 		return o, fmt.Errorf("bench: -docs, -partitions and -batch must be positive, -copy-rate in [0, 1], -latency-docs and -rate not negative")
 	}
+	if o.brokers != "" {
+		k, err := toolKafka(o.config)
+		if err != nil {
+			return o, fmt.Errorf("bench: %w", err)
+		}
+		o.kafka = k
+	}
 	return o, nil
 }
 
@@ -208,9 +218,10 @@ func (r *benchRun) stateBytesPerDoc() string {
 	return fmt.Sprintf("%.0f", float64(r.stateB)/float64(r.stateDoc))
 }
 
-func benchConfig(addr string, o benchOptions, output, group string) Config {
+func benchConfig(cl bench.Cluster, o benchOptions, output, group string) Config {
 	var cfg Config
-	cfg.Kafka.Brokers = []string{addr}
+	cfg.Kafka.Brokers = []string{cl.Addr}
+	cfg.Kafka.TLS, cfg.Kafka.SASL = o.kafka.TLS, o.kafka.SASL // --config with --brokers
 	cfg.Kafka.Input, cfg.Kafka.Output, cfg.Kafka.DeadLetter = "bench", output, "bench.dlq"
 	cfg.Kafka.Group = group
 	cfg.Batch.Size = o.batch
@@ -222,16 +233,16 @@ func benchConfig(addr string, o benchOptions, output, group string) Config {
 	return cfg
 }
 
-func runPassthrough(ctx context.Context, addr string, o benchOptions) (*benchRun, error) {
-	cfg := benchConfig(addr, o, "bench.pass", "bench-passthrough")
+func runPassthrough(ctx context.Context, cl bench.Cluster, o benchOptions) (*benchRun, error) {
+	cfg := benchConfig(cl, o, "bench.pass", "bench-passthrough")
 	p := stream.NewPassthrough(cfg.Config, zap.NewNop())
 	defer p.Close()
 	r, err := bench.Measure(ctx, p, o.docs)
 	return &benchRun{Run: *r}, err
 }
 
-func runFilterBench(ctx context.Context, addr string, o benchOptions, dir string) (*benchRun, error) {
-	cfg := benchConfig(addr, o, "bench.out", "bench-filter")
+func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*benchRun, error) {
+	cfg := benchConfig(cl, o, "bench.out", "bench-filter")
 	cfg.State.Dir = dir
 	cfg.State.MemtableBytes, cfg.State.NumMemtables, cfg.MemoryLimit = o.memtable, o.memtables, o.memoryLimit
 	cfg.State.EnsureDefaults()

@@ -38,7 +38,7 @@ type fleetRun struct {
 // instance), each pinned to CPU i mod o.pin when o.pin > 0, over the produced
 // bench input. It measures until the group has committed the whole input,
 // then stops them with SIGTERM and reads their resource usage.
-func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, error) {
+func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -59,13 +59,13 @@ func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, erro
 		}
 	}()
 	for i := range o.instances {
-		p := fleetProcess(exe, addr, group, filepath.Join(root, strconv.Itoa(i)), i, o)
+		p := fleetProcess(exe, cl.Addr, group, filepath.Join(root, strconv.Itoa(i)), i, o)
 		if err := p.Start(); err != nil {
 			return nil, fmt.Errorf("start instance %d: %w", i, err)
 		}
 		procs = append(procs, p)
 	}
-	if err := waitCommitted(ctx, addr, group, procs); err != nil {
+	if err := waitCommitted(ctx, cl, group, procs); err != nil {
 		return nil, err
 	}
 	r.elapsed = time.Since(start)
@@ -81,12 +81,12 @@ func runFleet(ctx context.Context, addr string, o benchOptions) (*fleetRun, erro
 	r.records = int64(o.docs)
 	if o.shards > 0 {
 		var perShard []int64
-		if r.probesB, perShard, err = bench.TopicBytes(ctx, addr, shard.ProbesTopic(group), shard.PostingsOf); err == nil {
+		if r.probesB, perShard, err = bench.TopicBytes(ctx, cl, shard.ProbesTopic(group), shard.PostingsOf); err == nil {
 			r.balance = bench.MaxOverMean(perShard)
-			r.answersB, _, err = bench.TopicBytes(ctx, addr, shard.AnswersTopic(group), nil)
+			r.answersB, _, err = bench.TopicBytes(ctx, cl, shard.AnswersTopic(group), nil)
 		}
 		if err == nil && o.rebuild {
-			r.rebuild, err = rebuildTime(ctx, exe, addr, group, filepath.Join(root, "rebuild"), o)
+			r.rebuild, err = rebuildTime(ctx, exe, cl.Addr, group, filepath.Join(root, "rebuild"), o)
 		}
 	}
 	return r, err
@@ -122,8 +122,14 @@ func rebuildTime(ctx context.Context, exe, addr, group, dir string, o benchOptio
 	return 0, fmt.Errorf("rebuilding instance stopped after %d of %d shards serving: %v", serving, o.shards, sc.Err())
 }
 
+// fleetProcess is instance i's "dedupstream run". It takes the bench's
+// --config (the cluster's kafka.tls and kafka.sasl) and, of the DEDUPSTREAM_
+// environment, only the security settings (DEDUPSTREAM_KAFKA_TLS_*, _SASL_*).
 func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd {
 	args := []string{exe, "run"}
+	if o.config != "" {
+		args = append(args, "--config", o.config)
+	}
 	if o.cpuProfile != "" {
 		args = append(args, "--cpuprofile", fmt.Sprintf("%s.%d", o.cpuProfile, i))
 	}
@@ -140,7 +146,7 @@ func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd
 		"DEDUPSTREAM_SKETCH_METHOD=" + o.method,
 	}
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, envPrefix) {
+		if !strings.HasPrefix(kv, envPrefix) || strings.HasPrefix(kv, envPrefix+"KAFKA_TLS_") || strings.HasPrefix(kv, envPrefix+"KAFKA_SASL_") {
 			env = append(env, kv)
 		}
 	}
@@ -151,9 +157,9 @@ func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd
 
 // waitCommitted waits until group has committed the whole bench input, or an
 // instance exits first.
-func waitCommitted(ctx context.Context, addr, group string, procs []*exec.Cmd) error {
+func waitCommitted(ctx context.Context, cl bench.Cluster, group string, procs []*exec.Cmd) error {
 	for {
-		lag, err := embedded.GroupLag(ctx, addr, group, "bench")
+		lag, err := embedded.GroupLagWith(ctx, cl.Transport(), cl.Addr, group, "bench")
 		if err == nil && lag == 0 {
 			return nil
 		}

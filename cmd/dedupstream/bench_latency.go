@@ -22,23 +22,23 @@ const (
 
 // brokerLatency measures the harness alone: producer, broker and read-back,
 // with no pipeline between them.
-func brokerLatency(ctx context.Context, addr string, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
-	return bench.RunLatency(ctx, addr, o.partitions, nil, latBroker, latBroker, ld)
+func brokerLatency(ctx context.Context, cl bench.Cluster, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
+	return bench.RunLatency(ctx, cl, o.partitions, nil, latBroker, latBroker, ld)
 }
 
 // passthroughLatency runs the passthrough in latency mode.
-func passthroughLatency(ctx context.Context, addr string, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
-	cfg := benchConfig(addr, o, latPassOut, "bench-passthrough-latency")
+func passthroughLatency(ctx context.Context, cl bench.Cluster, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
+	cfg := benchConfig(cl, o, latPassOut, "bench-passthrough-latency")
 	cfg.Kafka.Input = latPassIn
 	p := stream.NewPassthrough(cfg.Config, zap.NewNop())
 	defer p.Close()
-	return bench.RunLatency(ctx, addr, o.partitions, p, latPassIn, latPassOut, ld)
+	return bench.RunLatency(ctx, cl, o.partitions, p, latPassIn, latPassOut, ld)
 }
 
 // filterLatency runs the filter in latency mode on the state the throughput
 // run left, so the latency is that of a filter with o.docs documents stored.
-func filterLatency(ctx context.Context, addr string, o benchOptions, dir string, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
-	cfg := benchConfig(addr, o, latFilterOut, "bench-filter-latency")
+func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
+	cfg := benchConfig(cl, o, latFilterOut, "bench-filter-latency")
 	cfg.Kafka.Input = latFilterIn
 	cfg.State.Dir = dir
 	if err := cfg.validate(); err != nil {
@@ -48,7 +48,7 @@ func filterLatency(ctx context.Context, addr string, o benchOptions, dir string,
 	if err != nil {
 		return nil, err
 	}
-	run, err := bench.RunLatency(ctx, addr, o.partitions, a.pipe, latFilterIn, latFilterOut, ld)
+	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, latFilterIn, latFilterOut, ld)
 	if cerr := a.close(); err == nil {
 		err = cerr
 	}

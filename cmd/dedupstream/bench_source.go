@@ -3,22 +3,30 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/dedupstream/dedupstream/stream/bench"
 )
 
 // benchBroker starts "dedupstream broker" as a child process on a free loopback
-// port, unless -brokers names one, and returns its address.
-func benchBroker(ctx context.Context, o benchOptions) (string, func(), error) {
+// port, unless --brokers names a cluster (then reached with --config's
+// security settings), and returns where the bench's topics are.
+func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), error) {
 	if o.brokers != "" {
-		return o.brokers, func() {}, nil
+		sec, err := kafkaSecurity(o.kafka)
+		return bench.Cluster{Addr: splitList(o.brokers)[0], Security: sec}, func() {}, err
+	}
+	if o.config != "" {
+		return bench.Cluster{}, nil, errors.New("bench --config: only with --brokers (the embedded broker is plaintext)")
 	}
 	exe, err := os.Executable()
 	if err != nil {
-		return "", nil, err
+		return bench.Cluster{}, nil, err
 	}
 	cmd := exec.CommandContext(ctx, exe, "broker", "--listen", "127.0.0.1:0",
 		"--topics", strings.Join([]string{"bench", "bench.out", "bench.pass", "bench.dlq",
@@ -26,18 +34,18 @@ func benchBroker(ctx context.Context, o benchOptions) (string, func(), error) {
 		"--min-session-timeout", "100ms") // fleet mode: instances that stop leave the group at once
 	out, err := cmd.StdoutPipe()
 	if err != nil {
-		return "", nil, err
+		return bench.Cluster{}, nil, err
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start broker process: %w", err)
+		return bench.Cluster{}, nil, fmt.Errorf("start broker process: %w", err)
 	}
 	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
 	line, err := bufio.NewReader(out).ReadString('\n')
 	var addr string
 	if _, serr := fmt.Sscanf(line, "broker listening on %s", &addr); err != nil || serr != nil {
 		stop()
-		return "", nil, fmt.Errorf("broker process said %q: %v", line, err)
+		return bench.Cluster{}, nil, fmt.Errorf("broker process said %q: %v", line, err)
 	}
-	return addr, stop, nil
+	return bench.Cluster{Addr: addr}, stop, nil
 }

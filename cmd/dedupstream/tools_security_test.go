@@ -17,8 +17,9 @@ import (
 
 // TestToolsOverTLSAndSCRAM runs the real binary end to end against a secured
 // cluster: "dedupstream broker" with a TLS listener that requires client
-// certificates and a SCRAM-SHA-512 user; "demo --brokers" on it; "gen
-// --topic" producing pages to it, then "check" and "run" with the same
+// certificates and a SCRAM-SHA-512 user; "demo --brokers" on it; "bench
+// --brokers", in process and as a fleet of run processes; "gen --topic"
+// producing pages to it, then "check" and "run" with the same
 // configuration file. The filter must forward every page; a client with no
 // credentials must be refused.
 func TestToolsOverTLSAndSCRAM(t *testing.T) {
@@ -36,7 +37,7 @@ func TestToolsOverTLSAndSCRAM(t *testing.T) {
 
 	addr := freeAddr(t)
 	env := filterEnv(addr, filepath.Join(dir, "state"))
-	b := startProc(t, bin, env, "broker", "--listen", addr, "--topics", "pages,pages.out,pages.dlq,pages.dups,crawl,crawl.out,crawl.dlq", "--partitions", "2",
+	b := startProc(t, bin, env, "broker", "--listen", addr, "--topics", "pages,pages.out,pages.dlq,pages.dups,crawl,crawl.out,crawl.dlq,bench,bench.out,bench.dlq", "--partitions", "2",
 		"--min-session-timeout", "100ms", "--tls-cert", pki.serverCertFile, "--tls-key", pki.serverKeyFile,
 		"--tls-client-ca", pki.caFile, "--sasl-users", users)
 	if !b.waitOutput("broker listening", 30*time.Second) {
@@ -47,6 +48,15 @@ func TestToolsOverTLSAndSCRAM(t *testing.T) {
 	}
 	if out := mustRun(t, bin, env, "demo", "--brokers", addr, "--config", cfgFile, "--pages", "100"); !strings.Contains(out, "records in                  106") {
 		t.Errorf("demo over TLS and SCRAM:\n%s", out)
+	}
+	corpusDir := benchCorpus(t, 9, 30)
+	if out := mustRun(t, bin, env, "bench", "--brokers", addr, "--config", cfgFile, "--corpus", corpusDir, "--docs", "200",
+		"--latency-docs", "0", "--passthrough=false"); !strings.Contains(out, "summary: docs=200 stored=200") {
+		t.Errorf("bench over TLS and SCRAM:\n%s", out)
+	}
+	if out := mustRun(t, bin, env, "bench", "--brokers", addr, "--config", cfgFile, "--corpus", corpusDir, "--docs", "200",
+		"--latency-docs", "0", "--passthrough=false", "--instances", "1", "--index-shards", "2"); !strings.Contains(out, "fleet instances=1 shards=2 pin=0 docs=200") {
+		t.Errorf("bench fleet mode over TLS and SCRAM:\n%s", out)
 	}
 	const pages = 60
 	mustRun(t, bin, env, "gen", "--pages", fmt.Sprint(pages), "--topic", "crawl", "--brokers", addr, "--config", cfgFile)

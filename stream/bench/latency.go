@@ -48,7 +48,7 @@ type LatencyDocs struct {
 // topic out back and measures each record from its input timestamp (set by the
 // producer just before the write) to the moment it is read back. With p nil,
 // out must be in: the records are read back as written.
-func RunLatency(ctx context.Context, addr string, partitions int, p *stream.Pipeline, in, out string, ld LatencyDocs) (*LatencyRun, error) {
+func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeline, in, out string, ld LatencyDocs) (*LatencyRun, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var r stream.Runner = stream.RunnerFunc(func(ctx context.Context) error { <-ctx.Done(); return nil })
@@ -56,9 +56,8 @@ func RunLatency(ctx context.Context, addr string, partitions int, p *stream.Pipe
 		r = p
 	}
 	running := stream.Start(runCtx, r)
-	rb := startReadback(runCtx, addr, out, partitions)
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: in, Balancer: &kafka.Hash{},
-		BatchSize: 1000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+	rb := startReadback(runCtx, c, out, partitions)
+	w := c.writer(in)
 	defer w.Close()
 	res, err := driveLatency(runCtx, w, rb, ld, running.Done())
 	cancel()
@@ -140,10 +139,10 @@ type readback struct {
 // 100 ms, which put a 100 ms tail on the harness's own floor (p99 91–121 ms
 // against 5–6 ms at 500 ms). With MinBytes 1 the broker answers as soon as a
 // record arrives, so a long MaxWait does not delay anything.
-func startReadback(ctx context.Context, addr, topic string, partitions int) *readback {
+func startReadback(ctx context.Context, c Cluster, topic string, partitions int) *readback {
 	rb := &readback{}
 	for part := range partitions {
-		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{addr}, Topic: topic, Partition: part,
+		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{c.Addr}, Dialer: c.Dialer(), Topic: topic, Partition: part,
 			MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond, StartOffset: kafka.FirstOffset})
 		rb.close = append(rb.close, r)
 		rb.wg.Add(1)

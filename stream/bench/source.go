@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/segmentio/kafka-go"
 
@@ -71,9 +70,8 @@ func editWords(text string, r *rand.Rand, rate float64) string {
 
 // Produce writes documents 0..n-1 of s to topic as JSON records (Message)
 // and returns their bytes.
-func Produce(ctx context.Context, addr, topic string, s *Source, n int) (int64, error) {
-	w := &kafka.Writer{Addr: kafka.TCP(addr), Topic: topic, Balancer: &kafka.Hash{},
-		BatchSize: 1000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+func Produce(ctx context.Context, c Cluster, topic string, s *Source, n int) (int64, error) {
+	w := c.writer(topic)
 	defer w.Close()
 	var total int64
 	msgs := make([]kafka.Message, 0, 5000)

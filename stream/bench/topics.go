@@ -12,8 +12,8 @@ import (
 // TopicBytes sums the key and value bytes of every record of topic, reading
 // each partition from its first offset to its end, and sums count (1 per
 // record when nil) over the records of each partition.
-func TopicBytes(ctx context.Context, addr, topic string, count func(value []byte) int) (int64, []int64, error) {
-	conn, err := kafka.DialContext(ctx, "tcp", addr)
+func TopicBytes(ctx context.Context, c Cluster, topic string, count func(value []byte) int) (int64, []int64, error) {
+	conn, err := c.Dialer().DialContext(ctx, "tcp", c.Addr)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -25,7 +25,7 @@ func TopicBytes(ctx context.Context, addr, topic string, count func(value []byte
 	var n int64
 	records := make([]int64, len(parts))
 	for i, p := range parts {
-		err := shard.ReadPartition(ctx, kafka.DefaultDialer, addr, topic, p.ID, func(m *kafka.Message) {
+		err := shard.ReadPartition(ctx, c.Dialer(), c.Addr, topic, p.ID, func(m *kafka.Message) {
 			n += int64(len(m.Key) + len(m.Value))
 			if count == nil {
 				records[i]++
