@@ -35,6 +35,12 @@ const (
 	containM    = 25
 	containMin  = 128
 	containKeys = 4
+	// containLookup is how many of its keys ≡ 0 (mod containM) a page looks
+	// up (the smallest; it posts them all). A page that is a share C of
+	// another has each sampled value in the other's with probability about
+	// C, so at C ≥ 0.9 four of them all miss with probability ~10⁻⁴, while
+	// the lookups and the candidates they bring stay few on long pages.
+	containLookup = 4
 )
 
 // newContainMethod wraps inner, made from c, with a containment sample of
@@ -86,6 +92,28 @@ func (m *containMethod) Compare(a, b []byte) (Estimate, error) {
 	c := m.sample.s.estimate(sa, sb)
 	e.AinB, e.BinA, e.Containment = c.AinB, c.BinA, true
 	return e, nil
+}
+
+// lookupKeys is the inner method's keys (its bands come first in keys) and,
+// of the sample's (which follow, ascending), the containLookup smallest ≡ 0
+// (mod containM) — what a larger page holding this one posted too — and a
+// short page's floor keys, which find other short pages.
+func (m *containMethod) lookupKeys(keys []uint64) []uint64 {
+	n := m.inner.KeyBands()
+	if n == 0 || len(keys) <= n+containLookup {
+		return keys
+	}
+	out := append(make([]uint64, 0, n+2*containLookup), keys[:n]...)
+	mod := 0
+	for _, k := range keys[n:] {
+		switch {
+		case !m.sample.s.div.divides(k):
+			out = append(out, k) // a floor key: at most containKeys of them
+		case mod < containLookup:
+			out, mod = append(out, k), mod+1
+		}
+	}
+	return out
 }
 
 // keysOf returns the inner method's keys and the sample's.

@@ -35,6 +35,24 @@ func KeysOf(m Method, dst []uint64, sketch []byte) ([]uint64, error) {
 	return dst, fmt.Errorf("lsh: keys of a %T sketch: unknown method", m)
 }
 
+// lookupKeyer is a Method whose documents post more index keys than a
+// lookup needs.
+type lookupKeyer interface {
+	lookupKeys(keys []uint64) []uint64
+}
+
+// LookupKeys returns the part of a document's index keys (all of them, as
+// Sketch returned them) that finding its candidates needs: all of them but
+// for sketch.contain, whose page looks up only the smallest few of its
+// containment keys while posting all of them, so that a later page inside
+// it finds it. It may return keys itself.
+func LookupKeys(m Method, keys []uint64) []uint64 {
+	if l, ok := m.(lookupKeyer); ok {
+		return l.lookupKeys(keys)
+	}
+	return keys
+}
+
 // Fingerprints appends to dst the sampled shingle fingerprints an encoded
 // sketch of m holds, distinct: for a signature of n permutations (minhash,
 // oph, supershingle) each position i with its minimum v as i<<32 | v, empty

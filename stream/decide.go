@@ -265,13 +265,17 @@ func (d *Decider) matches(doc, c *state.Doc) bool {
 // candidates returns the documents sharing an index key with doc, from the
 // Index and the overlays, in sequence order without repeats.
 func (d *Decider) candidates(v *batchView, doc *state.Doc) ([]state.Doc, error) {
-	cands, capped, err := d.index.Candidates(d.cands[:0], doc.Bands, doc.Seq)
+	keys := doc.Bands
+	if !d.opt.GlobalOrder { // a shard holds only the keys routed to it: it looks them all up
+		keys = lsh.LookupKeys(d.method, keys)
+	}
+	cands, capped, err := d.index.Candidates(d.cands[:0], keys, doc.Seq)
 	if err != nil {
 		return nil, err
 	}
 	v.stats.CappedBuckets += capped.Buckets
 	v.stats.CappedLookups += btoi(capped.Candidates)
-	cands = mergeCandidates(cands, v, doc.Bands)
+	cands = mergeCandidates(cands, v, keys)
 	d.cands = cands
 	return cands, nil
 }

@@ -202,16 +202,19 @@ func verify(m lsh.Method, docs []Doc, containment float64) ([]cluster.Edge, veri
 	sketches := make([][]byte, len(docs))
 	seen := make([]int32, len(docs)) // seen[j] == i+1: j already compared with i
 	var sc lsh.Scratch
-	var keys []uint64
+	var keys, lookup []uint64
 	var edges []cluster.Edge
 	var st verifyStats
 	for i, d := range docs {
 		sketches[i], keys = m.Sketch(&sc, d.Text, nil, keys[:0])
+		lookup = append(lookup[:0], lsh.LookupKeys(m, keys)...) // as the stream's Decider looks up
 		slices.Sort(keys)
 		keys = slices.Compact(keys)
+		slices.Sort(lookup)
+		lookup = slices.Compact(lookup)
 		st.sketchBytes += int64(len(sketches[i]))
 		st.keys += int64(len(keys))
-		for _, k := range keys {
+		for _, k := range lookup {
 			for _, j := range index[k] {
 				if seen[j] == int32(i+1) {
 					continue
