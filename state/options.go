@@ -151,8 +151,10 @@ func badgerOptions(o Options) badger.Options {
 		WithValueLogFileSize(valueLogFileSize)
 }
 
-// badgerLogger adapts zap to badger's Logger, keeping warnings and errors only:
-// badger logs every compaction and flush at info level.
+// badgerLogger adapts zap to badger's Logger: its warnings and errors as
+// such, and its info messages — every memtable flush and compaction — at
+// debug level, where a latency stall can be lined up with them (log.level
+// debug; bench --log).
 type badgerLogger struct{ s *zap.SugaredLogger }
 
 func (l badgerLogger) Errorf(format string, args ...any) {
@@ -163,7 +165,10 @@ func (l badgerLogger) Warningf(format string, args ...any) {
 	l.s.Warnf(strings.TrimRight(format, "\n"), args...)
 }
 
-func (badgerLogger) Infof(string, ...any)  {}
+func (l badgerLogger) Infof(format string, args ...any) {
+	l.s.Debugf(strings.TrimRight(format, "\n"), args...)
+}
+
 func (badgerLogger) Debugf(string, ...any) {}
 
 // Method is what the state needs to know of the sketch method that writes and

@@ -25,6 +25,7 @@ type benchOptions struct {
 	corpus      string
 	brokers     string
 	config      string             // with brokers: kafka.tls and kafka.sasl, as run reads them
+	log         string             // latency mode: the filter's debug log goes here
 	kafka       stream.KafkaConfig // config's kafka section, environment applied
 	partitions  int
 	stateDir    string
@@ -176,6 +177,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.rebuild, "rebuild", false, "fleet mode with --index-shards: then time a fresh instance (empty state) rebuilding every shard from the probe log")
 	fs.IntVar(&o.pin, "pin", 0, "fleet mode: pin instance i to CPU i mod N with taskset (0: no pinning)")
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
+	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
 	if err := parse(fs, args); err != nil {
 		return o, err

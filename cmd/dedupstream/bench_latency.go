@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"go.uber.org/zap"
@@ -44,7 +45,12 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	a, err := newApp(cfg, zap.NewNop())
+	log, closeLog, err := benchLog(o.log)
+	if err != nil {
+		return nil, err
+	}
+	defer closeLog()
+	a, err := newApp(cfg, log)
 	if err != nil {
 		return nil, err
 	}
@@ -53,6 +59,25 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		err = cerr
 	}
 	return run, err
+}
+
+// benchLog is the filter's logger in the latency mode: with --log, every
+// message down to debug (Badger's memtable flushes and compactions among
+// them) as JSON lines with timestamps, to line stalls up with; else none.
+func benchLog(path string) (*zap.Logger, func(), error) {
+	if path == "" {
+		return zap.NewNop(), func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	log, err := newLogger(LogConfig{Level: "debug", Format: "json"}, f)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return log, func() { _ = log.Sync(); f.Close() }, nil
 }
 
 func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass, run *bench.LatencyRun) {
@@ -72,4 +97,12 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 		row("passthrough", pass)
 	}
 	row("dedupstream", run)
+	fmt.Fprintf(w, "\nstop-the-world pauses in this process during the filter's latency run: %d, the longest ≤ %.1f ms\n",
+		run.GCPauses, run.LongestGC.Seconds()*1e3)
+	if len(run.Slowest) > 0 {
+		fmt.Fprintf(w, "slowest records of the filter's latency run (produced at, latency; --log FILE has the filter's debug log to line them up with):\n")
+		for _, sm := range run.Slowest {
+			fmt.Fprintf(w, "  %s  %7.1f ms\n", sm.At.UTC().Format("15:04:05.000"), sm.Latency.Seconds()*1e3)
+		}
+	}
 }

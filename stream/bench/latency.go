@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -24,7 +25,24 @@ type LatencyRun struct {
 	Docs     int             // measured documents (warm-up excluded)
 	Produced float64         // docs/s the producer achieved
 	Lat      []time.Duration // per measured record, ascending
+	Slowest  []Sample        // the slowest record of each 10 ms of production, slowest first (at most SlowestKept)
+	// GCPauses and LongestGC are the process's stop-the-world pauses during
+	// the run (the filter's, when it runs in process) and the upper bound of
+	// the longest one's histogram bucket.
+	GCPauses  uint64
+	LongestGC time.Duration
 }
+
+// Sample is one measured record: when it was produced and how long it took
+// to come back.
+type Sample struct {
+	At      time.Time
+	Latency time.Duration
+}
+
+// SlowestKept is how many of the slowest records a run keeps, to line them
+// up with what the filter was doing then (bench --log).
+const SlowestKept = 20
 
 // percentile returns the nearest-rank q-quantile (0 < q ≤ 1) of ascending d.
 func Percentile(d []time.Duration, q float64) time.Duration {
@@ -55,11 +73,15 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	if p != nil {
 		r = p
 	}
+	gcBefore := ReadGCPauses()
 	running := stream.Start(runCtx, r)
 	rb := startReadback(runCtx, c, out, partitions)
 	w := c.writer(in)
 	defer w.Close()
 	res, err := driveLatency(runCtx, w, rb, ld, running.Done())
+	if res != nil {
+		res.GCPauses, res.LongestGC = ReadGCPauses().Since(gcBefore)
+	}
 	cancel()
 	rb.wait()
 	if runErr := running.Stop(); err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
@@ -102,9 +124,28 @@ func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, ld Latency
 	if err := rb.waitFor(ctx, ld.Warm+ld.N, expect, stopped); err != nil {
 		return nil, err
 	}
-	lat := rb.measured()
+	samples := rb.measured()
+	lat := make([]time.Duration, len(samples))
+	for i, sm := range samples {
+		lat[i] = sm.Latency
+	}
 	slices.Sort(lat)
-	return &LatencyRun{Docs: len(lat), Produced: produced, Lat: lat}, nil
+	return &LatencyRun{Docs: len(lat), Produced: produced, Lat: lat, Slowest: slowest(samples)}, nil
+}
+
+// slowest returns the slowest record of each 10 ms of production (records
+// produced together come back together), the SlowestKept slowest of those.
+func slowest(samples []Sample) []Sample {
+	slices.SortFunc(samples, func(a, b Sample) int { return cmp.Compare(b.Latency, a.Latency) })
+	seen := make(map[int64]bool)
+	var out []Sample
+	for _, sm := range samples {
+		if w := sm.At.UnixMilli() / 10; !seen[w] && len(out) < SlowestKept {
+			seen[w] = true
+			out = append(out, sm)
+		}
+	}
+	return out
 }
 
 // messages returns n JSON records, documents ld.First+from.., stamped t.
@@ -128,7 +169,7 @@ func (ld LatencyDocs) messages(from, n int, t time.Time) []kafka.Message {
 type readback struct {
 	mu    sync.Mutex
 	n     int
-	lat   []time.Duration // measured records only
+	lat   []Sample // measured records only
 	wg    sync.WaitGroup
 	errs  []error
 	close []io.Closer
@@ -167,7 +208,7 @@ func (rb *readback) read(ctx context.Context, r *kafka.Reader) {
 		rb.mu.Lock()
 		rb.n++
 		if len(m.Key) > 0 && m.Key[0] == 'd' {
-			rb.lat = append(rb.lat, now.Sub(m.Time))
+			rb.lat = append(rb.lat, Sample{At: m.Time, Latency: now.Sub(m.Time)})
 		}
 		rb.mu.Unlock()
 	}
@@ -198,7 +239,7 @@ func (rb *readback) waitFor(ctx context.Context, n int, limit time.Duration, sto
 	}
 }
 
-func (rb *readback) measured() []time.Duration {
+func (rb *readback) measured() []Sample {
 	rb.mu.Lock()
 	defer rb.mu.Unlock()
 	return slices.Clone(rb.lat)
