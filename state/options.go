@@ -152,9 +152,9 @@ func badgerOptions(o Options) badger.Options {
 }
 
 // badgerLogger adapts zap to badger's Logger: its warnings and errors as
-// such, and its info messages — every memtable flush and compaction — at
-// debug level, where a latency stall can be lined up with them (log.level
-// debug; bench --log).
+// such, and its info and debug messages — every memtable flush and
+// compaction — at debug level, where a latency stall can be lined up with
+// them (log.level debug; bench --log).
 type badgerLogger struct{ s *zap.SugaredLogger }
 
 func (l badgerLogger) Errorf(format string, args ...any) {
@@ -169,7 +169,9 @@ func (l badgerLogger) Infof(format string, args ...any) {
 	l.s.Debugf(strings.TrimRight(format, "\n"), args...)
 }
 
-func (badgerLogger) Debugf(string, ...any) {}
+func (l badgerLogger) Debugf(format string, args ...any) {
+	l.s.Debugf(strings.TrimRight(format, "\n"), args...)
+}
 
 // Method is what the state needs to know of the sketch method that writes and
 // reads it; lsh.Method has it.
