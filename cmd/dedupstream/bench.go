@@ -243,11 +243,18 @@ func runPassthrough(ctx context.Context, cl bench.Cluster, o benchOptions) (*ben
 	return &benchRun{Run: *r}, err
 }
 
-func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*benchRun, error) {
-	cfg := benchConfig(cl, o, "bench.out", "bench-filter")
+// filterConfig is the filter's configuration in both modes: its state in dir
+// with the bench's memtable and memory-limit settings.
+func filterConfig(cl bench.Cluster, o benchOptions, output, group, dir string) Config {
+	cfg := benchConfig(cl, o, output, group)
 	cfg.State.Dir = dir
 	cfg.State.MemtableBytes, cfg.State.NumMemtables, cfg.MemoryLimit = o.memtable, o.memtables, o.memoryLimit
 	cfg.State.EnsureDefaults()
+	return cfg
+}
+
+func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*benchRun, error) {
+	cfg := filterConfig(cl, o, "bench.out", "bench-filter", dir)
 	if cfg.MemoryLimit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
 	}

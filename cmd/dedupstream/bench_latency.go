@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"time"
 
 	"go.uber.org/zap"
@@ -39,9 +40,11 @@ func passthroughLatency(ctx context.Context, cl bench.Cluster, o benchOptions, l
 // filterLatency runs the filter in latency mode on the state the throughput
 // run left, so the latency is that of a filter with o.docs documents stored.
 func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
-	cfg := benchConfig(cl, o, latFilterOut, "bench-filter-latency")
+	cfg := filterConfig(cl, o, latFilterOut, "bench-filter-latency", dir) // the throughput run's state settings, too
 	cfg.Kafka.Input = latFilterIn
-	cfg.State.Dir = dir
+	if cfg.MemoryLimit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
