@@ -28,8 +28,9 @@ type Compactor interface {
 	Compact(dst, sketch []byte) ([]byte, error)
 }
 
-// CompactOf returns a Compactor for m's signatures — minhash and oph, whose
-// sketches are n 32-bit minima — or false for every other method (and for
+// CompactOf returns a Compactor for m's signatures — minhash and oph with
+// sketch.bits 32, whose sketches are n 32-bit minima — or false for every
+// other method (16-bit signatures are compact already) (and for
 // sketch.verify or sketch.contain, whose sketches are composites): those
 // are stored as they are. The Compactor's Compare takes two compact sketches,
 // and its Version names the compact form, so a store of full signatures is
@@ -39,8 +40,14 @@ func CompactOf(m Method) (Compactor, bool) {
 	switch m := m.(type) {
 	case *minHashMethod:
 		p = m.s.p
+		if m.codec.bits != 32 {
+			return nil, false // already as compact
+		}
 	case *ophMethod:
 		p = m.p
+		if m.codec.bits != 32 {
+			return nil, false
+		}
 	default:
 		return nil, false
 	}

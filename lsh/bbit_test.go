@@ -16,7 +16,7 @@ import (
 // (Near) agree on all but chance-borderline pairs.
 func TestCompactEstimates(t *testing.T) {
 	for _, name := range []string{MethodMinHash, MethodOPH} {
-		cfg := Config{Method: name}
+		cfg := Config{Method: name, Bits: 32} // 16-bit signatures are compact already
 		cfg.EnsureDefaults()
 		m, err := NewMethod(cfg, nil)
 		if err != nil {
@@ -25,6 +25,11 @@ func TestCompactEstimates(t *testing.T) {
 		c, ok := CompactOf(m)
 		if !ok {
 			t.Fatalf("%s: no compact form", name)
+		}
+		if def, _ := NewMethod(Config{Method: name, Bits: 16}.defaulted(), nil); def != nil {
+			if _, ok := CompactOf(def); ok {
+				t.Errorf("%s with 16 bits has a compact form; it is compact already", name)
+			}
 		}
 		r := rand.New(rand.NewPCG(3, 4))
 		var sc Scratch
@@ -86,4 +91,9 @@ func mustMethod(t *testing.T, name string) Method {
 		t.Fatal(err)
 	}
 	return m
+}
+
+func (c Config) defaulted() Config {
+	c.EnsureDefaults()
+	return c
 }

@@ -49,6 +49,11 @@ type Config struct {
 	// it (see containMethod). Off by default: it adds bytes and keys per
 	// page. The other set methods estimate containment themselves.
 	Contain bool `yaml:"contain"`
+	// Bits is how many low bits of each minimum minhash and oph keep in their
+	// signature: 16 (b-bit minwise hashing: half the bytes, the estimate
+	// corrected for chance agreements) or 32 (whole minima, the sketches of
+	// earlier versions); 0 → DefaultBits. Other methods ignore it.
+	Bits int `yaml:"bits"`
 
 	BottomK BottomKParams `yaml:"bottomk"`
 	ModM    ModMParams    `yaml:"modm"`
@@ -128,6 +133,7 @@ type IMatchParams struct {
 // Defaults of the method parameters.
 const (
 	DefaultMethod           = MethodOPH
+	DefaultBits             = 16
 	DefaultContainment      = 0.9
 	DefaultModM             = 25
 	DefaultModMMin          = 64
@@ -156,6 +162,9 @@ func (c *Config) EnsureDefaults() {
 		c.Params.NumPerm = c.Params.Bands * c.Params.Rows
 	}
 	c.Params.EnsureDefaults()
+	if c.Bits == 0 {
+		c.Bits = DefaultBits
+	}
 	if c.ShingleOffset == 0 {
 		c.ShingleOffset = 1
 	}
@@ -278,6 +287,9 @@ func (c Config) Validate() error {
 	if err := c.Params.Validate(); err != nil {
 		return err
 	}
+	if c.Bits != 16 && c.Bits != 32 {
+		return fmt.Errorf("sketch.bits: must be 16 or 32, got %d", c.Bits)
+	}
 	if err := c.Shingling().Validate(); err != nil {
 		return err
 	}
@@ -392,14 +404,14 @@ func newMethod(c Config, vocab *vocab.Vocabulary) (Method, error) {
 	switch c.Method {
 	case MethodMinHash:
 		if c.Contain {
-			return newContainMethod(newMinHashMethod(c.Params, sh), c), nil
+			return newContainMethod(newMinHashMethod(c.Params, sh, c.Bits), c), nil
 		}
-		return newMinHashMethod(c.Params, sh), nil
+		return newMinHashMethod(c.Params, sh, c.Bits), nil
 	case MethodOPH:
 		if c.Contain {
-			return newContainMethod(newOPHMethod(c.Params, sh), c), nil
+			return newContainMethod(newOPHMethod(c.Params, sh, c.Bits), c), nil
 		}
-		return newOPHMethod(c.Params, sh), nil
+		return newOPHMethod(c.Params, sh, c.Bits), nil
 	case MethodBottomK:
 		return newBottomKMethod(c, sh), nil
 	case MethodModM:

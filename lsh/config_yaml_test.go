@@ -23,9 +23,10 @@ func TestConfigYAML(t *testing.T) {
 	if c.Params != p || c.Method != DefaultMethod {
 		t.Fatalf("old config under Config: %+v %s, want Params %+v and the default method", c.Params, c.Method, p)
 	}
-	// The default is oph since issue 11; with method: minhash an old
-	// config's parameters still give the sketch string they always did.
-	c.Method = MethodMinHash
+	// The default is oph with 16-bit minima since issue 11; with method:
+	// minhash and bits: 32 an old config's parameters still give the sketch
+	// string they always did.
+	c.Method, c.Bits = MethodMinHash, 32
 	m, err := NewMethod(c, nil)
 	if err != nil || m.Version() != p.Version() {
 		t.Fatalf("version %v, %v; want %q", m, err, p.Version())

@@ -13,11 +13,13 @@ import (
 type minHashMethod struct {
 	s       *Sketcher
 	sh      Shingling
+	codec   sigCodec
 	version string
 }
 
-func newMinHashMethod(p Params, sh Shingling) *minHashMethod {
-	return &minHashMethod{s: NewSketcher(p), sh: sh, version: bandedVersion(MethodMinHash, p, sh)}
+func newMinHashMethod(p Params, sh Shingling, bits int) *minHashMethod {
+	c := sigCodec{n: p.NumPerm, bits: bits}
+	return &minHashMethod{s: NewSketcher(p), sh: sh, codec: c, version: bandedVersion(MethodMinHash, p, sh) + c.versionSuffix()}
 }
 
 // bandedVersion names a banded signature method. Params.Version is the
@@ -47,14 +49,15 @@ func (m *minHashMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []u
 
 func (m *minHashMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.sig = m.s.Signature(sc.sig, sc.shingles)
+	m.codec.narrow(sc.sig)
 	if len(sc.shingles) > 0 {
 		keys = m.s.BandKeys(keys, sc.sig)
 	}
-	return sc.sig.AppendBinary(sketch), keys
+	return m.codec.append(sketch, sc.sig), keys
 }
 
 func (m *minHashMethod) Compare(a, b []byte) (Estimate, error) {
-	return compareSignatures(a, b, m.s.p.NumPerm, m.s.p.Threshold)
+	return m.codec.compare(a, b, m.s.p.Threshold)
 }
 
 // compareSignatures is Similarity on two encoded signatures of n values.
@@ -80,7 +83,7 @@ func agreeing(a, b []byte) int {
 }
 
 func (m *minHashMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
-	sig, err := signatureOf(sketch, m.s.p.NumPerm)
+	sig, err := m.codec.decode(sketch)
 	if err != nil || empty(sig) {
 		return dst, err
 	}
@@ -88,5 +91,5 @@ func (m *minHashMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
 }
 
 func (m *minHashMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
-	return signatureFingerprints(dst, sketch, m.s.p.NumPerm)
+	return m.codec.fingerprints(dst, sketch)
 }

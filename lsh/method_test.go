@@ -82,12 +82,14 @@ func TestMethodVersions(t *testing.T) {
 			t.Errorf("%s %+v: Version %q, want %q", name, c, got, want)
 		}
 	}
-	f(MethodMinHash, Config{}, "minhash128-b16r8-w5")
-	f(MethodMinHash, Config{Params: Params{Shingle: 3, NumPerm: 64, Seed: 7}}, "minhash64-b10r6-w3-s7")
-	f(MethodMinHash, Config{ShingleOffset: 2, CharNgrams: true}, "minhash128-b16r8-c5o2")
-	f(MethodOPH, Config{}, "oph128-b16r8-w5")
-	f(MethodMinHash, Config{Contain: true}, "minhash128-b16r8-w5+contain-modm25-n128-l4")
-	f(MethodOPH, Config{Contain: true, Params: Params{Seed: 3}}, "oph128-b16r8-w5-s3+contain-modm25-n128-l4")
+	f(MethodMinHash, Config{}, "minhash128-b16r8-w5-16bit")
+	f(MethodMinHash, Config{Bits: 32}, "minhash128-b16r8-w5") // the sketch string of earlier versions
+	f(MethodMinHash, Config{Params: Params{Shingle: 3, NumPerm: 64, Seed: 7}}, "minhash64-b10r6-w3-s7-16bit")
+	f(MethodMinHash, Config{ShingleOffset: 2, CharNgrams: true}, "minhash128-b16r8-c5o2-16bit")
+	f(MethodOPH, Config{}, "oph128-b16r8-w5-16bit")
+	f(MethodOPH, Config{Bits: 32}, "oph128-b16r8-w5")
+	f(MethodMinHash, Config{Contain: true}, "minhash128-b16r8-w5-16bit+contain-modm25-n128-l4")
+	f(MethodOPH, Config{Contain: true, Params: Params{Seed: 3}}, "oph128-b16r8-w5-s3-16bit+contain-modm25-n128-l4")
 	f(MethodBottomK, Config{}, "bottomk128-l3-w5")
 	f(MethodBottomK, Config{Params: Params{Threshold: 0.5}}, "bottomk128-l7-w5")
 	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-n64-w4")
@@ -105,28 +107,39 @@ func TestMethodVersions(t *testing.T) {
 
 func hex8(d uint64) string { return string(appendDigest(nil, d)) }
 
-// TestMinHashMethodIsThePipelinePath checks that the minhash Method produces
-// exactly what the pipeline stores and looks up today.
+// TestMinHashMethodIsThePipelinePath checks that the minhash Method with
+// sketch.bits 32 produces exactly the Sketcher's signature and band keys (the
+// sketches of the versions before 16 bits became the default), and with 16
+// bits the same signature narrowed to its low 16 bits, keyed after
+// narrowing, under its own sketch string.
 func TestMinHashMethodIsThePipelinePath(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 1))
 	for _, p := range []Params{{}, {Shingle: 3, NumPerm: 64, Seed: 9}, {Threshold: 0.5}} {
-		c := Config{Params: p}
-		m := testMethod(t, MethodMinHash, c, nil)
-		p.EnsureDefaults()
-		s := NewSketcher(p)
-		if m.Version() != p.Version() {
-			t.Errorf("Version %q, Params.Version %q", m.Version(), p.Version())
-		}
-		if m.KeyBands() != p.Bands {
-			t.Errorf("KeyBands %d, want %d", m.KeyBands(), p.Bands)
-		}
-		var sc Scratch
-		for range 20 {
-			text := randomText(r, 100+r.IntN(5000))
-			sk, keys := m.Sketch(&sc, text, nil, nil)
-			sig := s.Signature(nil, s.Shingles(nil, text))
-			if !slices.Equal(sk, sig.AppendBinary(nil)) || !slices.Equal(keys, s.BandKeys(nil, sig)) {
-				t.Fatalf("%+v: Method sketch or keys differ from Sketcher's", p)
+		for _, bits := range []int{32, 16} {
+			c := Config{Params: p, Bits: bits}
+			m := testMethod(t, MethodMinHash, c, nil)
+			q := p
+			q.EnsureDefaults()
+			s := NewSketcher(q)
+			codec := sigCodec{n: q.NumPerm, bits: bits}
+			if want := q.Version() + codec.versionSuffix(); m.Version() != want {
+				t.Errorf("Version %q, want %q", m.Version(), want)
+			}
+			if m.KeyBands() != q.Bands {
+				t.Errorf("KeyBands %d, want %d", m.KeyBands(), q.Bands)
+			}
+			var sc Scratch
+			for range 20 {
+				text := randomText(r, 100+r.IntN(5000))
+				sk, keys := m.Sketch(&sc, text, nil, nil)
+				sig := s.Signature(nil, s.Shingles(nil, text))
+				codec.narrow(sig)
+				if len(sk) != bits/8*q.NumPerm || !slices.Equal(sk, codec.append(nil, sig)) || !slices.Equal(keys, s.BandKeys(nil, sig)) {
+					t.Fatalf("%+v, %d bits: Method sketch or keys differ from Sketcher's", q, bits)
+				}
+				if back, err := KeysOf(m, nil, sk); err != nil || !slices.Equal(back, keys) {
+					t.Fatalf("%+v, %d bits: keys read back from the sketch differ (%v)", q, bits, err)
+				}
 			}
 		}
 	}

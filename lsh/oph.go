@@ -101,11 +101,13 @@ type ophMethod struct {
 	o       *OPH
 	p       Params
 	sh      Shingling
+	codec   sigCodec
 	version string
 }
 
-func newOPHMethod(p Params, sh Shingling) *ophMethod {
-	return &ophMethod{o: NewOPH(p.NumPerm, p.Seed), p: p, sh: sh, version: bandedVersion(MethodOPH, p, sh)}
+func newOPHMethod(p Params, sh Shingling, bits int) *ophMethod {
+	c := sigCodec{n: p.NumPerm, bits: bits}
+	return &ophMethod{o: NewOPH(p.NumPerm, p.Seed), p: p, sh: sh, codec: c, version: bandedVersion(MethodOPH, p, sh) + c.versionSuffix()}
 }
 
 func (m *ophMethod) Name() string    { return MethodOPH }
@@ -120,18 +122,19 @@ func (m *ophMethod) Sketch(sc *Scratch, text []byte, sketch []byte, keys []uint6
 
 func (m *ophMethod) sketchShingles(sc *Scratch, sketch []byte, keys []uint64) ([]byte, []uint64) {
 	sc.sig = m.o.Signature(sc.sig, sc.shingles)
+	m.codec.narrow(sc.sig)
 	if len(sc.shingles) > 0 {
 		keys = appendBandKeys(keys, sc.sig, m.p.Bands, m.p.Rows)
 	}
-	return sc.sig.AppendBinary(sketch), keys
+	return m.codec.append(sketch, sc.sig), keys
 }
 
 func (m *ophMethod) Compare(a, b []byte) (Estimate, error) {
-	return compareSignatures(a, b, m.p.NumPerm, m.p.Threshold)
+	return m.codec.compare(a, b, m.p.Threshold)
 }
 
 func (m *ophMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
-	sig, err := signatureOf(sketch, m.p.NumPerm)
+	sig, err := m.codec.decode(sketch)
 	if err != nil || empty(sig) {
 		return dst, err
 	}
@@ -139,5 +142,5 @@ func (m *ophMethod) keysOf(dst []uint64, sketch []byte) ([]uint64, error) {
 }
 
 func (m *ophMethod) fingerprints(dst []uint64, sketch []byte) ([]uint64, error) {
-	return signatureFingerprints(dst, sketch, m.p.NumPerm)
+	return m.codec.fingerprints(dst, sketch)
 }

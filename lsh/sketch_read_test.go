@@ -72,8 +72,7 @@ func TestFingerprintsCountCommon(t *testing.T) {
 		common := OverlapOf(SortedSet(slices.Clone(fa)), SortedSet(slices.Clone(fb))).Inter
 		switch m.Name() {
 		case MethodMinHash, MethodOPH, MethodSuperShingle:
-			ga, _ := DecodeSignature(nil, sa)
-			gb, _ := DecodeSignature(nil, sb)
+			ga, gb := decodeSig(t, m, sa), decodeSig(t, m, sb)
 			if want := int(Similarity(ga, gb)*float64(len(ga)) + 0.5); common != want || len(fa) != len(ga) {
 				t.Errorf("%s: %d common of %d, want %d of %d", m.Name(), common, len(fa), want, len(ga))
 			}
@@ -87,4 +86,24 @@ func TestFingerprintsCountCommon(t *testing.T) {
 			t.Errorf("%s: %d common of %d: the test pair should share some but not all", m.Name(), common, len(fa))
 		}
 	}
+}
+
+// decodeSig decodes a signature sketch of m with its codec (minhash and oph:
+// 16 or 32 bits a minimum) or as 32-bit minima (supershingle).
+func decodeSig(t *testing.T, m Method, sketch []byte) Signature {
+	t.Helper()
+	var sig Signature
+	var err error
+	switch m := m.(type) {
+	case *minHashMethod:
+		sig, err = m.codec.decode(sketch)
+	case *ophMethod:
+		sig, err = m.codec.decode(sketch)
+	default:
+		sig, err = DecodeSignature(nil, sketch)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sig
 }

@@ -32,7 +32,7 @@ func TestStreamThenRecluster(t *testing.T) {
 	for _, p := range pages {
 		truth[p.ID] = p.Origin
 	}
-	st, err := state.Open(state.Options{Dir: dir, MaxCandidates: 1000, MaxBucket: 1000, SketchVersion: params.Version()})
+	st, err := state.Open(state.Options{Dir: dir, MaxCandidates: 1000, MaxBucket: 1000, SketchVersion: streamtest.MinHash(t, params).Version()})
 	if err != nil {
 		t.Fatal(err)
 	}

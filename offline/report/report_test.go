@@ -21,6 +21,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline"
 	"github.com/dedupstream/dedupstream/offline/report"
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 var thresholds = []float64{0.5, 0.6, 0.7, 0.8, 0.9}
@@ -33,7 +34,7 @@ func TestReport(t *testing.T) {
 	var params lsh.Params
 	params.EnsureDefaults()
 	generatedState(t, 300, dir, params)
-	st, err := state.Open(state.Options{Dir: dir, MaxCandidates: 1000, MaxBucket: 1000, SketchVersion: params.Version()})
+	st, err := state.Open(state.Options{Dir: dir, MaxCandidates: 1000, MaxBucket: 1000, SketchVersion: streamtest.MinHash(t, params).Version()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestReport(t *testing.T) {
 	created := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	levels := 0
 	r, err := report.Build(context.Background(), st, res, report.Options{
-		Thresholds: thresholds, Algorithm: "star", Sketch: params.Version(),
+		Thresholds: thresholds, Algorithm: "star", Sketch: streamtest.MinHash(t, params).Version(),
 		Now: func() time.Time { return created }, Progress: func(n int) { levels = n },
 	})
 	if err != nil {
