@@ -48,6 +48,8 @@ type benchOptions struct {
 	shards    int  // index.shards of the fleet
 	pin       int  // pin instance i to CPU i mod pin (taskset); 0: no pinning
 	rebuild   bool // then time a fresh instance rebuilding every shard from the probe log
+	failover  bool // then SIGKILL the last instance and time until the others serve every shard
+	standbys  int  // index.standbys of the fleet
 	contain   bool // sketch.contain
 }
 
@@ -175,6 +177,8 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.instances, "instances", 0, "run the filter as this many 'dedupstream run' processes of one group (fleet mode; no latency mode) instead of in process")
 	fs.IntVar(&o.shards, "index-shards", 0, "index.shards of the fleet's instances (0: the single-instance index, for --instances 1)")
 	fs.BoolVar(&o.rebuild, "rebuild", false, "fleet mode with --index-shards: then time a fresh instance (empty state) rebuilding every shard from the probe log")
+	fs.BoolVar(&o.failover, "failover", false, "fleet mode with --index-shards and --instances ≥ 2: then SIGKILL the last instance and time until the others serve all its shards (warm from standbys or rebuilt from the probe log)")
+	fs.IntVar(&o.standbys, "standbys", 0, "index.standbys of the fleet's instances (warm copies of each shard)")
 	fs.IntVar(&o.pin, "pin", 0, "fleet mode: pin instance i to CPU i mod N with taskset (0: no pinning)")
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
 	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
@@ -191,6 +195,9 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	}
 	if o.docs < 1 || o.partitions < 1 || o.batch < 1 || o.copyRate < 0 || o.copyRate > 1 || o.latencyDocs < 0 || o.rate < 0 {
 		return o, fmt.Errorf("bench: -docs, -partitions and -batch must be positive, -copy-rate in [0, 1], -latency-docs and -rate not negative")
+	}
+	if o.failover && (o.instances < 2 || o.shards < 1) {
+		return o, fmt.Errorf("bench: -failover needs -instances 2 or more and -index-shards")
 	}
 	if o.brokers != "" {
 		k, err := toolKafka(o.config)

@@ -31,6 +31,7 @@ type fleetRun struct {
 	balance           float64       // postings (index keys routed) of the fullest shard over the mean (1: even)
 	records           int64
 	rebuild           time.Duration // a fresh instance's time to rebuild every shard from the probe log; 0: not measured
+	failover          *failover     // the last instance SIGKILLed after the run; nil: not measured
 }
 
 // runFleet runs the filter as o.instances "dedupstream run" processes of one
@@ -58,8 +59,16 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun,
 			_ = p.Wait()
 		}
 	}()
+	var logs []*shardLog // with o.failover: what each instance says of its shards
 	for i := range o.instances {
 		p := fleetProcess(exe, cl.Addr, group, filepath.Join(root, strconv.Itoa(i)), i, o)
+		if o.failover {
+			l, err := watchShards(p)
+			if err != nil {
+				return nil, err
+			}
+			logs = append(logs, l)
+		}
 		if err := p.Start(); err != nil {
 			return nil, fmt.Errorf("start instance %d: %w", i, err)
 		}
@@ -69,9 +78,16 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun,
 		return nil, err
 	}
 	r.elapsed = time.Since(start)
+	if o.failover {
+		if r.failover, err = killOne(ctx, procs, logs, o.shards); err != nil {
+			return nil, err
+		}
+	}
 	for i, p := range procs {
-		if err := stopFleetProcess(p); err != nil {
-			return nil, fmt.Errorf("instance %d: %w", i, err)
+		if p.ProcessState == nil { // not killed by the failover measurement
+			if err := stopFleetProcess(p); err != nil {
+				return nil, fmt.Errorf("instance %d: %w", i, err)
+			}
 		}
 		r.cpu += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
 		r.maxRSS = max(r.maxRSS, bench.ChildPeakRSS(p.ProcessState))
@@ -143,7 +159,7 @@ func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd
 		"DEDUPSTREAM_STATE_DIR=" + dir, "DEDUPSTREAM_INDEX_SHARDS=" + strconv.Itoa(o.shards),
 		"DEDUPSTREAM_BATCH_SIZE=" + strconv.Itoa(o.batch), "DEDUPSTREAM_ADMIN_LISTEN=127.0.0.1:0",
 		"DEDUPSTREAM_LOG_LEVEL=" + cmp.Or(os.Getenv("DEDUPSTREAM_LOG_LEVEL"), "warn"), "DEDUPSTREAM_LOG_FORMAT=json",
-		"DEDUPSTREAM_SKETCH_METHOD=" + o.method,
+		"DEDUPSTREAM_SKETCH_METHOD=" + o.method, "DEDUPSTREAM_INDEX_STANDBYS=" + strconv.Itoa(o.standbys),
 	}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, envPrefix) || strings.HasPrefix(kv, envPrefix+"KAFKA_TLS_") || strings.HasPrefix(kv, envPrefix+"KAFKA_SASL_") {
@@ -207,10 +223,14 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	if pass != nil {
 		fmt.Fprintf(w, "\nthroughput ratio fleet/passthrough: %.2f\n", pass.Elapsed.Seconds()/s)
 	}
+	if f := r.failover; f != nil {
+		fmt.Fprintf(w, "failover: instance %d (shards %v) SIGKILLed; the others served all %d shards %.2f s later (%d reopened warm, %d rebuilt from the probe log; session timeout 2 s)\n",
+			f.killed, f.shards, r.shards, f.took.Seconds(), f.warm, f.rebuilt)
+	}
 	if r.rebuild > 0 {
 		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of probe log) in %.2f s\n", r.shards, float64(r.probesB)/1e6, r.rebuild.Seconds())
 	}
-	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f\n",
+	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f failover_s=%.2f\n",
 		r.instances, r.shards, r.pin, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
-		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.balance, r.rebuild.Seconds())
+		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.balance, r.rebuild.Seconds(), r.failover.seconds())
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -111,7 +112,9 @@ func mustFloat(t *testing.T, s string) float64 {
 // TestBenchFleet runs the bench's fleet mode — the broker and two sharded
 // "dedupstream run" instances as processes of their own — on generated pages
 // and checks its summary line: every document counted, bytes in the internal
-// topics, postings spread over the 4 shards, and a rebuild timed.
+// topics, postings spread over the 4 shards, a rebuild timed, and a
+// failover: one instance SIGKILLed, its shards served again by the other from
+// the standby copies it kept.
 func TestBenchFleet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a broker and three filter processes")
@@ -119,7 +122,8 @@ func TestBenchFleet(t *testing.T) {
 	dir := benchCorpus(t, 5, 60)
 	bin := buildBinary(t)
 	out := mustRun(t, bin, os.Environ(), "bench", "--corpus", dir, "--docs", "300", "--partitions", "2",
-		"--latency-docs", "0", "--passthrough=false", "--instances", "2", "--index-shards", "4", "--rebuild")
+		"--latency-docs", "0", "--passthrough=false", "--instances", "2", "--index-shards", "4", "--rebuild",
+		"--standbys", "1", "--failover")
 	_, line, ok := strings.Cut(out, "\nfleet ")
 	if !ok {
 		t.Fatalf("no fleet line in:\n%s", tail(out, 3000))
@@ -136,9 +140,16 @@ func TestBenchFleet(t *testing.T) {
 	if b := mustFloat(t, f["shard_balance"]); b < 1 || b > 1.5 {
 		t.Errorf("shard_balance=%v: postings of the fullest of 4 shards over the mean, want in [1, 1.5]", b)
 	}
-	for _, k := range []string{"probes_b_per_doc", "answers_b_per_doc", "cpu_us_per_doc", "rebuild_s"} {
+	for _, k := range []string{"probes_b_per_doc", "answers_b_per_doc", "cpu_us_per_doc", "rebuild_s", "failover_s"} {
 		if mustFloat(t, f[k]) <= 0 {
 			t.Errorf("%s=%s, want > 0", k, f[k])
 		}
+	}
+	m := regexp.MustCompile(`\nfailover: instance 1 \(shards \[\d+ \d+\]\) SIGKILLed; the others served all 4 shards [0-9.]+ s later \((\d+) reopened warm, (\d+) rebuilt`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no failover line for instance 1 and its 2 shards in:\n%s", tail(out, 3000))
+	}
+	if warm, rebuilt := mustFloat(t, m[1]), mustFloat(t, m[2]); warm < 1 || warm+rebuilt != 2 {
+		t.Errorf("%s: want the killed instance's 2 shards reopened, at least one warm from the standby", m[0][1:])
 	}
 }
