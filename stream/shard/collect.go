@@ -34,7 +34,7 @@ type CollectStats struct {
 	Records   int64 // probe-log records read, over every partition
 	Documents int   // distinct documents stored
 	Malformed int64 // records skipped as undecodable
-	Finals    int64 // final records (verdicts the fronts joined), not needed here
+	Finals    int64 // finals read (verdicts the fronts joined), not needed here
 }
 
 // Collect reads a sharded filter's whole index from its probe log — every
@@ -135,14 +135,14 @@ func readDocuments(ctx context.Context, o CollectOptions, stats *CollectStats) (
 	for _, p := range parts {
 		err := ReadPartition(ctx, dialer, o.Kafka.Brokers[0], topic, p.ID, func(m *kafka.Message) {
 			stats.Records++
-			kind, pr, _, err := decodeLogRecord(m.Value)
-			switch {
-			case err != nil:
+			rec, err := decodeLogRecord(m.Value)
+			if err != nil {
 				stats.Malformed++
 				o.Logger.Warn("skipping a malformed probe-log record", zap.Int("partition", p.ID), zap.Int64("offset", m.Offset), zap.Error(err))
-			case kind == kindFinal:
-				stats.Finals++
-			default:
+				return
+			}
+			stats.Finals += int64(len(rec.finals))
+			for _, pr := range rec.probes {
 				i, dup := seen[pr.doc.Source]
 				keys := pr.doc.Bands
 				switch {

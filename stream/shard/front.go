@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -165,7 +166,8 @@ func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error)
 			got: make([]bool, len(rs)), left: len(rs), batch: a}
 	}
 	f.register(a)
-	if err := f.send(ctx, a.probes(nil)); err != nil {
+	msgs, n := a.probes(nil)
+	if err := f.send(ctx, msgs, n); err != nil {
 		f.forget(a)
 		return nil, err
 	}
@@ -201,12 +203,15 @@ func (f *Front) forget(a *asked) {
 }
 
 // probes builds the probe records of the routes not yet answered (all of
-// them before the first answer), or only of those missing when resend. They
-// go out in the global order (a batch holds several input partitions'
-// records, fetched side by side), so that a shard stores the earlier of two
-// near-copies in one batch first and the later one finds it.
-func (a *asked) probes(missing func(w *waiting, r int) bool) []kafka.Message {
-	var msgs []kafka.Message
+// them before the first answer), or only of those missing when resend: a
+// batch record per shard (more where one would be too large), and the number
+// of probes in them. Each shard's probes go in the global order (a batch
+// holds several input partitions' records, fetched side by side), so that a
+// shard stores the earlier of two near-copies in one batch first and the
+// later one finds it.
+func (a *asked) probes(missing func(w *waiting, r int) bool) ([]kafka.Message, int) {
+	packs := make(map[int]*packer)
+	n := 0
 	for _, w := range a.inOrder() {
 		for r, rt := range w.routes {
 			if missing != nil && !missing(w, r) {
@@ -220,7 +225,24 @@ func (a *asked) probes(missing func(w *waiting, r int) bool) []kafka.Message {
 					p.doc.Sketch = w.compactSketch(a.f.compact)
 				}
 			}
-			msgs = append(msgs, kafka.Message{Topic: a.f.probes, Partition: rt.shard, Key: []byte(w.doc.Source), Value: appendProbe(nil, &p)})
+			pk := packs[rt.shard]
+			if pk == nil {
+				pk = newPacker(wireVersion, kindProbes)
+				packs[rt.shard] = pk
+			}
+			pk.add(func(dst []byte) []byte { return appendProbeBody(dst, &p) })
+			n++
+		}
+	}
+	return packed(a.f.probes, packs), n
+}
+
+// packed is the records of packers by partition, partitions in order.
+func packed(topic string, packs map[int]*packer) []kafka.Message {
+	var msgs []kafka.Message
+	for _, part := range slices.Sorted(maps.Keys(packs)) {
+		for _, v := range packs[part].records() {
+			msgs = append(msgs, kafka.Message{Topic: topic, Partition: part, Value: v})
 		}
 	}
 	return msgs
@@ -254,15 +276,16 @@ func (a *asked) inOrder() []*waiting {
 }
 
 // send writes records to the probe topic and waits for the acknowledgement,
-// retrying with backoff until written or ctx ends.
-func (f *Front) send(ctx context.Context, msgs []kafka.Message) error {
+// retrying with backoff until written or ctx ends; n is the probes or finals
+// they hold.
+func (f *Front) send(ctx context.Context, msgs []kafka.Message, n int) error {
 	err := writeAll(ctx, f.writer, msgs, func(err error) {
 		f.log.Warn("write to the probe topic failed, retrying", zap.Int("records", len(msgs)), zap.Error(err))
 	})
 	if err != nil {
 		return fmt.Errorf("probes abandoned at shutdown; the batch will be replayed: %w", err)
 	}
-	f.m.probes.Add(float64(len(msgs)))
+	f.m.probes.Add(float64(n))
 	return nil
 }
 
@@ -325,19 +348,20 @@ func (a *asked) Wait(ctx context.Context) ([]stream.Decision, error) {
 // resend writes again the probes whose answers have not come.
 func (a *asked) resend(ctx context.Context) error {
 	a.f.mu.Lock()
-	msgs := a.probes(func(w *waiting, r int) bool { return !w.got[r] })
+	msgs, n := a.probes(func(w *waiting, r int) bool { return !w.got[r] })
 	a.f.mu.Unlock()
 	a.f.log.Warn("shards have not answered in index.answer_timeout; sending the probes again",
-		zap.Int("probes", len(msgs)), zap.Duration("answer_timeout", a.f.cfg.AnswerTimeout))
-	a.f.m.resent.Add(float64(len(msgs)))
-	return a.f.send(ctx, msgs)
+		zap.Int("probes", n), zap.Duration("answer_timeout", a.f.cfg.AnswerTimeout))
+	a.f.m.resent.Add(float64(n))
+	return a.f.send(ctx, msgs, n)
 }
 
 // Settle implements stream.Asked: a final record to every shard whose answer
 // differs from the joined decision, so that its stored record carries the
 // document's real verdict and cluster.
 func (a *asked) Settle(ctx context.Context) error {
-	var msgs []kafka.Message
+	packs := make(map[int]*packer)
+	n := 0
 	for i, w := range a.waits {
 		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
 		fin.dec.Replayed = false
@@ -345,11 +369,17 @@ func (a *asked) Settle(ctx context.Context) error {
 			if sameDecision(&w.answers[r], &fin.dec) {
 				continue
 			}
-			msgs = append(msgs, kafka.Message{Topic: a.f.probes, Partition: rt.shard, Key: []byte(w.doc.Source), Value: appendFinal(nil, &fin)})
+			pk := packs[rt.shard]
+			if pk == nil {
+				pk = newPacker(wireVersion, kindFinals)
+				packs[rt.shard] = pk
+			}
+			pk.add(func(dst []byte) []byte { return appendFinalBody(dst, &fin) })
+			n++
 		}
 	}
-	a.f.m.finals.Add(float64(len(msgs)))
-	return a.f.send(ctx, msgs)
+	a.f.m.finals.Add(float64(n))
+	return a.f.send(ctx, packed(a.f.probes, packs), 0)
 }
 
 // sameDecision reports whether a shard's stored answer already says what the
@@ -437,12 +467,12 @@ func (f *Front) readLoop(r *kafka.Reader, p int) {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		a, err := decodeAnswer(m.Value)
+		as, err := decodeAnswers(m.Value)
 		if err != nil {
-			f.log.Error("skipping a malformed answer", zap.Int("partition", p), zap.Int64("offset", m.Offset), zap.Error(err))
+			f.log.Error("skipping a malformed answer record", zap.Int("partition", p), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
 		}
-		f.deliver(&a)
+		f.deliver(as)
 	}
 }
 
@@ -450,16 +480,19 @@ func (f *Front) readLoop(r *kafka.Reader, p int) {
 // that holds it (a record fetched again after a rebalance may be in two).
 // Answers for documents not in flight (another front's on this partition
 // before a rebalance, a zombie owner's) and repeated answers are ignored.
-func (f *Front) deliver(a *answer) {
+func (f *Front) deliver(as []answer) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	ws, ok := f.pending[docKey{a.source, a.hash}]
-	if !ok {
-		f.m.stale.Inc()
-		return
-	}
-	for _, w := range ws {
-		w.record(a)
+	for i := range as {
+		a := &as[i]
+		ws, ok := f.pending[docKey{a.source, a.hash}]
+		if !ok {
+			f.m.stale.Inc()
+			continue
+		}
+		for _, w := range ws {
+			w.record(a)
+		}
 	}
 }
 

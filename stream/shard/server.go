@@ -344,32 +344,38 @@ func (r *shardRun) serve(offset int64) {
 func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	var run []probeAt
 	var out []kafka.Message
+	answered := 0
 	flush := func(next int64) error {
 		if len(run) == 0 {
 			return nil
 		}
-		answers, err := r.decide(run, next)
+		answers, n, err := r.decide(run, next)
 		out = append(out, answers...)
+		answered += n
 		run = run[:0]
 		return err
 	}
 	for i := range msgs {
 		m := &msgs[i]
-		kind, p, f, err := decodeLogRecord(m.Value)
+		rec, err := decodeLogRecord(m.Value)
 		if err != nil {
 			r.s.m.malformed.Inc()
 			r.s.o.Logger.Error("skipping a malformed probe-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
 		}
-		if kind == kindProbe {
+		for _, p := range rec.probes {
 			run = append(run, probeAt{probe: p, offset: m.Offset})
+		}
+		if len(rec.finals) == 0 {
 			continue
 		}
 		if err := flush(m.Offset); err != nil {
 			return err
 		}
-		if err := r.applyFinal(&f); err != nil {
-			return err
+		for i := range rec.finals {
+			if err := r.applyFinal(&rec.finals[i]); err != nil {
+				return err
+			}
 		}
 	}
 	next := msgs[len(msgs)-1].Offset + 1
@@ -382,7 +388,7 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 		return err
 	}
 	r.s.m.applied.WithLabelValues(r.label).Add(float64(len(msgs)))
-	if err := r.writeAnswers(ctx, out); err != nil {
+	if err := r.writeAnswers(ctx, out, answered); err != nil {
 		return nil // the generation ended (loop sees ctx); nothing committed
 	}
 	if next > r.answer && !r.standby {
@@ -398,38 +404,45 @@ type probeAt struct {
 }
 
 // decide decides a run of probes, stores them with the log position next,
-// and returns the answers due.
-func (r *shardRun) decide(run []probeAt, next int64) ([]kafka.Message, error) {
+// and returns the answers due: batch records by answer partition, and how
+// many answers they hold.
+func (r *shardRun) decide(run []probeAt, next int64) ([]kafka.Message, int, error) {
 	docs := make([]state.Doc, len(run))
 	for i := range run {
 		docs[i] = run[i].doc
 		if r.compact != nil {
 			sk, err := r.compact.Compact(nil, docs[i].Sketch)
 			if err != nil {
-				return nil, fmt.Errorf("shard %d: probe for %q (%s): %w; do all instances run the same sketch configuration?", r.id, docs[i].ID, docs[i].Source, err)
+				return nil, 0, fmt.Errorf("shard %d: probe for %q (%s): %w; do all instances run the same sketch configuration?", r.id, docs[i].ID, docs[i].Source, err)
 			}
 			docs[i].Sketch = sk
 		}
 	}
 	dec, err := r.dec.DecideBatch(docs)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	r.s.m.late.WithLabelValues(r.label).Add(float64(dec.Stats.LateMatches))
 	defer r.dec.Retire(dec)
 	if err := r.store.Apply(dec.Stage, next); err != nil {
-		return nil, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
+		return nil, 0, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
 	}
-	var out []kafka.Message
+	packs := make(map[int]*packer) // by answer partition
+	n := 0
 	for i := range run {
 		if run[i].offset < r.answer {
 			continue
 		}
 		a := answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: dec.Decisions[i]}
-		out = append(out, kafka.Message{Topic: AnswersTopic(r.s.o.Kafka.Group), Partition: run[i].reply,
-			Key: []byte(a.source), Value: appendAnswer(nil, &a)})
+		pk := packs[run[i].reply]
+		if pk == nil {
+			pk = newPacker(answerBatchVersion)
+			packs[run[i].reply] = pk
+		}
+		pk.add(func(dst []byte) []byte { return appendAnswerBody(dst, &a) })
+		n++
 	}
-	return out, nil
+	return packed(AnswersTopic(r.s.o.Kafka.Group), packs), n, nil
 }
 
 // applyFinal rewrites a stored document's verdict fields with the decision
@@ -452,12 +465,12 @@ func (r *shardRun) applyFinal(f *final) error {
 // until written or ctx ends. When the generation ends first it returns the
 // error and nothing is committed, so the next owner answers these probes
 // again from the committed offset.
-func (r *shardRun) writeAnswers(ctx context.Context, msgs []kafka.Message) error {
+func (r *shardRun) writeAnswers(ctx context.Context, msgs []kafka.Message, n int) error {
 	err := writeAll(ctx, r.s.writer, msgs, func(err error) {
 		r.s.o.Logger.Warn("write answers failed, retrying", zap.Int("shard", r.id), zap.Error(err))
 	})
 	if err == nil {
-		r.s.m.answered.WithLabelValues(r.label).Add(float64(len(msgs)))
+		r.s.m.answered.WithLabelValues(r.label).Add(float64(n))
 	}
 	return err
 }

@@ -11,15 +11,29 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 )
 
-// wireVersion is the first byte of every probe-topic and answer record; a
-// record of another version is refused, never guessed at.
-const wireVersion = 1
-
-// Kinds of probe-topic records.
+// wireVersion is the first byte of every probe-topic record and of single
+// answers; answerBatchVersion that of answer batches. A record of another
+// version is refused, never guessed at.
 const (
-	kindProbe = 1 // a document to decide and store
-	kindFinal = 2 // the joined decision of a stored document
+	wireVersion        = 1
+	answerBatchVersion = 2
 )
+
+// Kinds of probe-topic records. A front writes batches: one record holds the
+// probes (or finals) of many documents for one shard, so the internal topics
+// carry a record per shard and batch, not per document and shard. Builds
+// before batching wrote one probe or final per record; those still decode,
+// so a probe log written by them replays.
+const (
+	kindProbe  = 1 // one document to decide and store
+	kindFinal  = 2 // the joined decision of one stored document
+	kindProbes = 3 // a batch of probes
+	kindFinals = 4 // a batch of finals
+)
+
+// maxRecordBytes is where a batch record is closed and the next begun: well
+// under Kafka's default max.message.bytes (1 MiB).
+const maxRecordBytes = 256 << 10
 
 // errWire wraps every decoding error.
 var errWire = errors.New("shard: malformed record")
@@ -45,9 +59,54 @@ type answer struct {
 	dec    stream.Decision
 }
 
-func appendProbe(dst []byte, p *probe) []byte {
+// logRecord is a decoded probe-topic record: its probes or its finals, in
+// the order written.
+type logRecord struct {
+	probes []probe
+	finals []final
+}
+
+// packer packs entries into batch records of about maxRecordBytes: each
+// record is a header, a 4-byte count and the entries, each prefixed by its
+// length.
+type packer struct {
+	head    []byte // version (and kind)
+	recs    [][]byte
+	cur     []byte
+	n       uint32
+	scratch []byte
+}
+
+func newPacker(head ...byte) *packer { return &packer{head: head} }
+
+// add appends one entry, encoded by body.
+func (p *packer) add(body func(dst []byte) []byte) {
+	if p.cur == nil {
+		p.cur = append(append(make([]byte, 0, 4096), p.head...), 0, 0, 0, 0)
+	}
+	p.scratch = body(p.scratch[:0])
+	p.cur = append(binary.AppendUvarint(p.cur, uint64(len(p.scratch))), p.scratch...)
+	if p.n++; len(p.cur) >= maxRecordBytes {
+		p.close()
+	}
+}
+
+func (p *packer) close() {
+	if p.cur != nil {
+		binary.BigEndian.PutUint32(p.cur[len(p.head):], p.n)
+		p.recs = append(p.recs, p.cur)
+		p.cur, p.n = nil, 0
+	}
+}
+
+// records returns the records packed.
+func (p *packer) records() [][]byte {
+	p.close()
+	return p.recs
+}
+
+func appendProbeBody(dst []byte, p *probe) []byte {
 	d := &p.doc
-	dst = append(dst, wireVersion, kindProbe)
 	dst = binary.AppendUvarint(dst, uint64(p.reply))
 	dst = appendString(dst, d.Source)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(unixNano(d.Time)))
@@ -60,15 +119,13 @@ func appendProbe(dst []byte, p *probe) []byte {
 	return append(dst, d.Sketch...)
 }
 
-func appendFinal(dst []byte, f *final) []byte {
-	dst = append(dst, wireVersion, kindFinal)
+func appendFinalBody(dst []byte, f *final) []byte {
 	dst = appendString(dst, f.source)
 	dst = binary.BigEndian.AppendUint64(dst, f.hash)
 	return appendDecision(dst, &f.dec)
 }
 
-func appendAnswer(dst []byte, a *answer) []byte {
-	dst = append(dst, wireVersion)
+func appendAnswerBody(dst []byte, a *answer) []byte {
 	dst = binary.AppendUvarint(dst, uint64(a.shard))
 	dst = appendString(dst, a.source)
 	dst = binary.BigEndian.AppendUint64(dst, a.hash)
@@ -176,27 +233,75 @@ func (r *reader) decision() stream.Decision {
 	return d
 }
 
-// decodeLogRecord decodes a probe-topic record: a probe or a final.
-func decodeLogRecord(v []byte) (kind byte, p probe, f final, err error) {
+// decodeLogRecord decodes a probe-topic record: a batch of probes or of
+// finals, or (from builds before batching) a single one.
+func decodeLogRecord(v []byte) (logRecord, error) {
+	var rec logRecord
 	r := &reader{b: v}
 	if ver := r.byte1("version"); r.err == nil && ver != wireVersion {
-		return 0, p, f, fmt.Errorf("%w: version %d, this build reads %d", errWire, ver, wireVersion)
+		return rec, fmt.Errorf("%w: version %d, this build reads %d", errWire, ver, wireVersion)
 	}
-	switch kind = r.byte1("kind"); kind {
+	switch kind := r.byte1("kind"); kind {
 	case kindProbe:
-		p = decodeProbe(r)
+		rec.probes = []probe{decodeProbe(r)}
 	case kindFinal:
-		f = final{source: r.string("source"), hash: r.uint64("hash")}
-		f.dec = r.decision()
+		rec.finals = []final{decodeFinal(r)}
+	case kindProbes:
+		r.entries(func(e *reader) { rec.probes = append(rec.probes, decodeProbe(e)) })
+	case kindFinals:
+		r.entries(func(e *reader) { rec.finals = append(rec.finals, decodeFinal(e)) })
 	default:
 		r.fail(fmt.Sprintf("kind %d", kind))
 	}
-	if r.err == nil && kind == kindFinal && r.off != len(v) {
-		r.fail("trailing bytes")
+	r.end()
+	if r.err != nil {
+		return logRecord{}, r.err
 	}
-	return kind, p, f, r.err
+	return rec, nil
 }
 
+// entries decodes a batch's count and its length-prefixed entries, each
+// with its own reader that must consume it whole.
+func (r *reader) entries(decode func(*reader)) {
+	if r.err == nil && len(r.b)-r.off < 4 {
+		r.fail("count")
+	}
+	if r.err != nil {
+		return
+	}
+	n := binary.BigEndian.Uint32(r.b[r.off:])
+	r.off += 4
+	if n == 0 || uint64(n) > uint64(len(r.b)-r.off) { // an entry takes at least its length byte
+		r.fail("count")
+		return
+	}
+	for range n {
+		size := r.uvarint("entry length")
+		if r.err == nil && size > uint64(len(r.b)-r.off) {
+			r.fail("entry length")
+		}
+		if r.err != nil {
+			return
+		}
+		e := &reader{b: r.b[r.off : r.off+int(size)]}
+		decode(e)
+		e.end()
+		if e.err != nil {
+			r.fail(fmt.Sprintf("entry at byte %d: %v", r.off, e.err))
+			return
+		}
+		r.off += int(size)
+	}
+}
+
+// end fails the reader unless every byte was read.
+func (r *reader) end() {
+	if r.err == nil && r.off != len(r.b) {
+		r.fail("trailing bytes")
+	}
+}
+
+// decodeProbe decodes a probe body; its sketch is the rest of the reader.
 func decodeProbe(r *reader) probe {
 	p := probe{reply: int(r.uvarint("reply partition"))}
 	d := &p.doc
@@ -219,17 +324,37 @@ func decodeProbe(r *reader) probe {
 	return p
 }
 
-func decodeAnswer(v []byte) (answer, error) {
-	r := &reader{b: v}
-	if ver := r.byte1("version"); r.err == nil && ver != wireVersion {
-		return answer{}, fmt.Errorf("%w: version %d, this build reads %d", errWire, ver, wireVersion)
-	}
+func decodeFinal(r *reader) final {
+	f := final{source: r.string("source"), hash: r.uint64("hash")}
+	f.dec = r.decision()
+	return f
+}
+
+func decodeAnswer(r *reader) answer {
 	a := answer{shard: int(r.uvarint("shard")), source: r.string("source"), hash: r.uint64("hash")}
 	a.dec = r.decision()
-	if r.err == nil && r.off != len(v) {
-		r.fail("trailing bytes")
+	return a
+}
+
+// decodeAnswers decodes an answer-topic record: a batch of answers, or (from
+// builds before batching) a single one.
+func decodeAnswers(v []byte) ([]answer, error) {
+	var as []answer
+	r := &reader{b: v}
+	switch ver := r.byte1("version"); {
+	case r.err != nil:
+	case ver == wireVersion:
+		as = []answer{decodeAnswer(r)}
+	case ver == answerBatchVersion:
+		r.entries(func(e *reader) { as = append(as, decodeAnswer(e)) })
+	default:
+		return nil, fmt.Errorf("%w: version %d, this build reads %d and %d", errWire, ver, wireVersion, answerBatchVersion)
 	}
-	return a, r.err
+	r.end()
+	if r.err != nil {
+		return nil, r.err
+	}
+	return as, nil
 }
 
 func btoi(b bool) int {
@@ -240,12 +365,16 @@ func btoi(b bool) int {
 }
 
 // PostingsOf returns how many index keys a probe-log record routes to its
-// shard — the postings it adds there — or 0 for a final or a record that
-// does not decode: the measure of shard balance.
+// shard — the postings it adds there — or 0 for finals or a record that does
+// not decode: the measure of shard balance.
 func PostingsOf(v []byte) int {
-	kind, p, _, err := decodeLogRecord(v)
-	if err != nil || kind != kindProbe {
+	rec, err := decodeLogRecord(v)
+	if err != nil {
 		return 0
 	}
-	return len(p.doc.Bands)
+	n := 0
+	for i := range rec.probes {
+		n += len(rec.probes[i].doc.Bands)
+	}
+	return n
 }

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"reflect"
 	"testing"
@@ -11,52 +12,157 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 )
 
-func TestWireRoundTrip(t *testing.T) {
-	p := probe{reply: 3, doc: state.Doc{ID: "id-ё", URL: "https://x/y", Source: "pages/3/42", Time: time.Unix(5, 6).UTC(),
-		ContentHash: 1<<63 + 7, Bands: []uint64{1, 1 << 60}, Sketch: []byte{0, 1, 2, 255}}}
-	kind, got, _, err := decodeLogRecord(appendProbe(nil, &p))
-	if err != nil || kind != kindProbe || !reflect.DeepEqual(got, p) {
-		t.Fatalf("probe: kind %d, %+v, %v; want %+v", kind, got, err, p)
+// appendProbe, appendFinal and appendAnswer write the single records of
+// builds before batching, which a probe log may still hold.
+func appendProbe(dst []byte, p *probe) []byte {
+	return appendProbeBody(append(dst, wireVersion, kindProbe), p)
+}
+
+func appendFinal(dst []byte, f *final) []byte {
+	return appendFinalBody(append(dst, wireVersion, kindFinal), f)
+}
+
+func appendAnswer(dst []byte, a *answer) []byte {
+	return appendAnswerBody(append(dst, wireVersion), a)
+}
+
+// pack packs entries with one packer and returns its records.
+func pack[T any](head []byte, xs []T, body func([]byte, *T) []byte) [][]byte {
+	pk := newPacker(head...)
+	for i := range xs {
+		pk.add(func(dst []byte) []byte { return body(dst, &xs[i]) })
 	}
-	dec := stream.Decision{Verdict: stream.NearDuplicate, Of: "orig", Similarity: 0.875, Cluster: 99,
-		OfTime: time.Unix(1, 2).UTC(), OfSource: "pages/0/1", Replayed: true}
-	f := final{source: "pages/3/42", hash: 9, dec: dec}
-	kind, _, gotF, err := decodeLogRecord(appendFinal(nil, &f))
-	if err != nil || kind != kindFinal || !reflect.DeepEqual(gotF, f) {
-		t.Fatalf("final: kind %d, %+v, %v; want %+v", kind, gotF, err, f)
-	}
-	a := answer{shard: 7, source: "pages/3/42", hash: 9, dec: stream.Decision{Verdict: stream.Unique, Cluster: 5}}
-	gotA, err := decodeAnswer(appendAnswer(nil, &a))
-	if err != nil || !reflect.DeepEqual(gotA, a) {
-		t.Fatalf("answer: %+v, %v; want %+v", gotA, err, a)
+	return pk.records()
+}
+
+func testProbes() []probe {
+	return []probe{
+		{reply: 3, doc: state.Doc{ID: "id-ё", URL: "https://x/y", Source: "pages/3/42", Time: time.Unix(5, 6).UTC(),
+			ContentHash: 1<<63 + 7, Bands: []uint64{1, 1 << 60}, Sketch: []byte{0, 1, 2, 255}}},
+		{reply: 0, doc: state.Doc{ID: "b", Source: "pages/0/1", Bands: []uint64{}}},
 	}
 }
 
-// TestWireMalformed checks that every cut of a record, another version and
-// trailing bytes are refused with errWire, never decoded as something else.
+func TestWireRoundTrip(t *testing.T) {
+	ps := testProbes()
+	recs := pack([]byte{wireVersion, kindProbes}, ps, appendProbeBody)
+	if len(recs) != 1 {
+		t.Fatalf("%d probe records, want 1", len(recs))
+	}
+	rec, err := decodeLogRecord(recs[0])
+	if err != nil || !reflect.DeepEqual(rec.probes, ps) || rec.finals != nil {
+		t.Fatalf("probes: %+v, %v; want %+v", rec, err, ps)
+	}
+	rec, err = decodeLogRecord(appendProbe(nil, &ps[0]))
+	if err != nil || !reflect.DeepEqual(rec.probes, ps[:1]) {
+		t.Fatalf("single probe: %+v, %v; want %+v", rec, err, ps[0])
+	}
+	dec := stream.Decision{Verdict: stream.NearDuplicate, Of: "orig", Similarity: 0.875, Cluster: 99,
+		OfTime: time.Unix(1, 2).UTC(), OfSource: "pages/0/1", Replayed: true}
+	fs := []final{{source: "pages/3/42", hash: 9, dec: dec}, {source: "pages/1/1", hash: 1}}
+	rec, err = decodeLogRecord(pack([]byte{wireVersion, kindFinals}, fs, appendFinalBody)[0])
+	if err != nil || !reflect.DeepEqual(rec.finals, fs) || rec.probes != nil {
+		t.Fatalf("finals: %+v, %v; want %+v", rec, err, fs)
+	}
+	rec, err = decodeLogRecord(appendFinal(nil, &fs[0]))
+	if err != nil || !reflect.DeepEqual(rec.finals, fs[:1]) {
+		t.Fatalf("single final: %+v, %v; want %+v", rec, err, fs[0])
+	}
+	as := []answer{{shard: 7, source: "pages/3/42", hash: 9, dec: stream.Decision{Verdict: stream.Unique, Cluster: 5}}, {shard: 7, source: "pages/3/43", dec: dec}}
+	got, err := decodeAnswers(pack([]byte{answerBatchVersion}, as, appendAnswerBody)[0])
+	if err != nil || !reflect.DeepEqual(got, as) {
+		t.Fatalf("answers: %+v, %v; want %+v", got, err, as)
+	}
+	got, err = decodeAnswers(appendAnswer(nil, &as[0]))
+	if err != nil || !reflect.DeepEqual(got, as[:1]) {
+		t.Fatalf("single answer: %+v, %v; want %+v", got, err, as[0])
+	}
+	if n := PostingsOf(recs[0]); n != 2 {
+		t.Errorf("PostingsOf the probe batch = %d, want 2", n)
+	}
+}
+
+// TestPackerSplits checks that a packer closes a record once it reaches
+// maxRecordBytes and that the records hold every entry, in order.
+func TestPackerSplits(t *testing.T) {
+	p := testProbes()[0]
+	p.doc.Sketch = make([]byte, 1000)
+	ps := make([]probe, 3*maxRecordBytes/1000)
+	for i := range ps {
+		ps[i] = p
+		ps[i].doc.ContentHash = uint64(i)
+	}
+	recs := pack([]byte{wireVersion, kindProbes}, ps, appendProbeBody)
+	if len(recs) < 3 || len(recs) > 4 {
+		t.Fatalf("%d records for %d probes of ~1 KB, want 3 or 4", len(recs), len(ps))
+	}
+	var all []probe
+	for _, v := range recs {
+		if len(v) > maxRecordBytes+2000 {
+			t.Errorf("record of %d bytes, want about %d at most", len(v), maxRecordBytes)
+		}
+		rec, err := decodeLogRecord(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, rec.probes...)
+	}
+	if !reflect.DeepEqual(all, ps) {
+		t.Errorf("the records hold %d probes, not the %d packed in order", len(all), len(ps))
+	}
+}
+
+// TestWireMalformed checks that every cut of a record, another version, a
+// wrong count and trailing bytes are refused with errWire, never decoded as
+// something else.
 func TestWireMalformed(t *testing.T) {
 	f := final{source: "p/0/1", hash: 1, dec: stream.Decision{Verdict: stream.Contained, Of: "x"}}
 	a := answer{shard: 1, source: "p/0/1", hash: 2, dec: stream.Decision{Verdict: stream.Unique}}
-	fv, av := appendFinal(nil, &f), appendAnswer(nil, &a)
-	for n := range len(fv) {
-		if _, _, _, err := decodeLogRecord(fv[:n]); !errors.Is(err, errWire) {
-			t.Errorf("final cut at %d of %d: %v, want errWire", n, len(fv), err)
+	fs, as := []final{f, f}, []answer{a, a}
+	finals := pack([]byte{wireVersion, kindFinals}, fs, appendFinalBody)[0]
+	answers := pack([]byte{answerBatchVersion}, as, appendAnswerBody)[0]
+	logDecode := func(v []byte) error { _, err := decodeLogRecord(v); return err }
+	answerDecode := func(v []byte) error { _, err := decodeAnswers(v); return err }
+	whole := []struct {
+		name   string
+		v      []byte
+		decode func([]byte) error
+	}{
+		{"final", appendFinal(nil, &f), logDecode},
+		{"finals", finals, logDecode},
+		{"probes", pack([]byte{wireVersion, kindProbes}, testProbes(), appendProbeBody)[0], logDecode},
+		{"answer", appendAnswer(nil, &a), answerDecode},
+		{"answers", answers, answerDecode},
+	}
+	for _, c := range whole {
+		if err := c.decode(c.v); err != nil {
+			t.Errorf("%s whole: %v", c.name, err)
+		}
+		for n := range len(c.v) {
+			if err := c.decode(c.v[:n]); !errors.Is(err, errWire) {
+				t.Errorf("%s cut at %d of %d: %v, want errWire", c.name, n, len(c.v), err)
+			}
+		}
+		if err := c.decode(append(bytes.Clone(c.v), 0)); !errors.Is(err, errWire) {
+			t.Errorf("%s with a trailing byte: %v, want errWire", c.name, err)
 		}
 	}
-	for n := range len(av) {
-		if _, err := decodeAnswer(av[:n]); !errors.Is(err, errWire) {
-			t.Errorf("answer cut at %d of %d: %v, want errWire", n, len(av), err)
+	bad := []struct {
+		name   string
+		v      []byte
+		decode func([]byte) error
+	}{
+		{"unknown kind", []byte{wireVersion, 9}, logDecode},
+		{"another log version", append([]byte{wireVersion + 1}, finals[1:]...), logDecode},
+		{"another answer version", append([]byte{answerBatchVersion + 1}, answers[1:]...), answerDecode},
+		{"count 0", []byte{wireVersion, kindFinals, 0, 0, 0, 0}, logDecode},
+		{"count 3 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindFinals}, 3), finals[6:]...), logDecode},
+		{"count 1 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindFinals}, 1), finals[6:]...), logDecode},
+	}
+	for _, c := range bad {
+		if err := c.decode(c.v); !errors.Is(err, errWire) {
+			t.Errorf("%s: %v, want errWire", c.name, err)
 		}
-	}
-	other := append([]byte{wireVersion + 1}, appendAnswer(nil, &a)[1:]...)
-	if _, err := decodeAnswer(other); !errors.Is(err, errWire) {
-		t.Errorf("another version: %v, want errWire", err)
-	}
-	if _, err := decodeAnswer(append(appendAnswer(nil, &a), 0)); !errors.Is(err, errWire) {
-		t.Errorf("trailing byte: %v, want errWire", err)
-	}
-	if _, _, _, err := decodeLogRecord([]byte{wireVersion, 9}); !errors.Is(err, errWire) {
-		t.Errorf("unknown kind: %v, want errWire", err)
 	}
 }
 
@@ -64,23 +170,34 @@ func FuzzDecodeLogRecord(f *testing.F) {
 	p := probe{reply: 1, doc: state.Doc{Source: "p/1/2", Bands: []uint64{3}, Sketch: []byte{4}}}
 	f.Add(appendProbe(nil, &p))
 	f.Add(appendFinal(nil, &final{source: "p/1/2", dec: stream.Decision{Of: "x"}}))
-	// A record that decodes re-encodes to bytes that decode to the same
-	// encoding again (NaN similarities and non-canonical bytes are allowed
-	// in, so the property is on the encoding, not on DeepEqual).
+	f.Add(pack([]byte{wireVersion, kindProbes}, testProbes(), appendProbeBody)[0])
+	f.Add(pack([]byte{wireVersion, kindFinals}, []final{{source: "a"}, {source: "b"}}, appendFinalBody)[0])
+	// A record that decodes re-encodes (as a batch) to bytes that decode to
+	// the same encoding again (NaN similarities and non-canonical bytes are
+	// allowed in, so the property is on the encoding, not on DeepEqual).
 	f.Fuzz(func(t *testing.T, v []byte) {
-		kind, p, fin, err := decodeLogRecord(v)
+		rec, err := decodeLogRecord(v)
 		if err != nil {
 			return
 		}
-		encode := func(kind byte, p probe, fin final) []byte {
-			if kind == kindProbe {
-				return appendProbe(nil, &p)
-			}
-			return appendFinal(nil, &fin)
+		if len(rec.probes)+len(rec.finals) == 0 || len(rec.probes) > 0 && len(rec.finals) > 0 {
+			t.Fatalf("a record decoded to %d probes and %d finals", len(rec.probes), len(rec.finals))
 		}
-		once := encode(kind, p, fin)
-		k2, p2, f2, err := decodeLogRecord(once)
-		if err != nil || k2 != kind || !bytes.Equal(encode(k2, p2, f2), once) {
+		encode := func(rec logRecord) []byte {
+			var recs [][]byte
+			if len(rec.probes) > 0 {
+				recs = pack([]byte{wireVersion, kindProbes}, rec.probes, appendProbeBody)
+			} else {
+				recs = pack([]byte{wireVersion, kindFinals}, rec.finals, appendFinalBody)
+			}
+			return bytes.Join(recs, nil)
+		}
+		once := encode(rec)
+		if len(once) > maxRecordBytes+len(v) { // packed into more than one record
+			return
+		}
+		rec2, err := decodeLogRecord(once)
+		if err != nil || !bytes.Equal(encode(rec2), once) {
 			t.Fatalf("re-encoding is not stable: %v", err)
 		}
 	})
