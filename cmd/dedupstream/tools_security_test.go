@@ -20,8 +20,9 @@ import (
 // certificates and a SCRAM-SHA-512 user; "demo --brokers" on it; "bench
 // --brokers", in process and as a fleet of run processes; "gen --topic"
 // producing pages to it, then "check" and "run" with the same
-// configuration file. The filter must forward every page; a client with no
-// credentials must be refused.
+// configuration file, and "gen --topic" again secured by the environment
+// alone. The filter must forward every page; a client with no credentials
+// must be refused.
 func TestToolsOverTLSAndSCRAM(t *testing.T) {
 	bin := buildBinary(t)
 	pki := newTestPKI(t)
@@ -75,6 +76,15 @@ func TestToolsOverTLSAndSCRAM(t *testing.T) {
 	}
 	if strings.Contains(run.out.String(), pass) {
 		t.Error("run logged the password")
+	}
+	// The same settings from the environment alone, as run takes them.
+	secEnv := append(env[:len(env):len(env)], "DEDUPSTREAM_KAFKA_TLS_ENABLED=true", "DEDUPSTREAM_KAFKA_TLS_CA_FILE="+pki.caFile,
+		"DEDUPSTREAM_KAFKA_TLS_CERT_FILE="+pki.certFile, "DEDUPSTREAM_KAFKA_TLS_KEY_FILE="+pki.keyFile,
+		"DEDUPSTREAM_KAFKA_SASL_MECHANISM=scram-sha-512", "DEDUPSTREAM_KAFKA_SASL_USERNAME=filter", "DEDUPSTREAM_KAFKA_SASL_PASSWORD="+pass)
+	before := topicEnd(t, addr, sec, "crawl")
+	mustRun(t, bin, secEnv, "gen", "--pages", "5", "--topic", "crawl", "--brokers", addr)
+	if after := topicEnd(t, addr, sec, "crawl"); after <= before {
+		t.Errorf("gen secured by DEDUPSTREAM_KAFKA_TLS_*/_SASL_* wrote nothing to crawl (%d records before, %d after)", before, after)
 	}
 	plain := runToEnd(t, bin, env, "gen", "--pages", "5", "--topic", "crawl", "--brokers", addr)
 	if plain.exitCode() == 0 {

@@ -49,7 +49,7 @@ type Row struct {
 	Broker  Range // what the broker accepts
 	Offered bool  // the broker lists the request at all
 	Sent    int16 // the version kafka-go sends it; -1: none it can send
-	Skipped bool  // not sent to this broker (SaslAuthenticate after SaslHandshake v0)
+	Skipped bool  // not sent to this broker (a kafka.Conn's SaslAuthenticate after SaslHandshake v0)
 }
 
 // OK reports whether the broker accepts what kafka-go sends.
@@ -66,19 +66,19 @@ func Check(b Broker, reqs []Request) []Row {
 		if r.Offered {
 			r.Sent = req.Pick(r.Broker)
 		}
-		r.Skipped = req.Key == SaslAuthenticate && unframedSASL(b, req.Part)
+		r.Skipped = req.Key == SaslAuthenticate && req.Part == Conn && unframedSASL(b)
 		rows[i] = r
 	}
 	return rows
 }
 
-// unframedSASL reports whether part p shakes hands with SaslHandshake v0, after
-// which kafka-go writes the SASL bytes unframed instead of in SaslAuthenticate.
-func unframedSASL(b Broker, p Part) bool {
-	hs := Request{Key: SaslHandshake, Part: p}
-	if p == Conn {
-		hs.conn = []int16{0, 1}
-	}
+// unframedSASL reports whether a kafka.Conn shakes hands with SaslHandshake
+// v0, after which it writes the SASL bytes unframed instead of in
+// SaslAuthenticate. A kafka.Transport has no such fallback: it sends
+// SaslAuthenticate whatever the handshake's version (transport.go,
+// authenticateSASL), so a broker without it (before Kafka 1.0) refuses it.
+func unframedSASL(b Broker) bool {
+	hs := Request{Key: SaslHandshake, Part: Conn, conn: []int16{0, 1}}
 	r, ok := b[SaslHandshake]
 	return ok && hs.Pick(r) == 0
 }

@@ -65,10 +65,14 @@ func TestCheckReleases(t *testing.T) {
 	f("3.9", release(kversion.V3_9_0(), nil), "")
 	f("4.0 with the KIP-896 floor", release(kversion.V4_0_0(), floor.Kafka40()), "")
 	f("4.1", release(kversion.V4_1_0(), kafka41), "")
-	// 0.10.0 predates JoinGroup v1, ListOffsets v1, CreateTopics and
-	// DescribeConfigs (its SaslHandshake v0 means unframed SASL, no
-	// SaslAuthenticate).
-	f("0.10.0", release(kversion.V0_10_0(), nil), "CreateTopics/Transport DescribeConfigs/Transport JoinGroup/Conn ListOffsets/Conn ListOffsets/Transport")
+	// 0.10.0 predates JoinGroup v1, ListOffsets v1, CreateTopics,
+	// DescribeConfigs and SaslAuthenticate: after its SaslHandshake v0 a
+	// kafka.Conn sends the SASL bytes unframed, but a kafka.Transport still
+	// sends SaslAuthenticate.
+	f("0.10.0", release(kversion.V0_10_0(), nil), "SaslAuthenticate/Transport CreateTopics/Transport DescribeConfigs/Transport JoinGroup/Conn ListOffsets/Conn ListOffsets/Transport")
+	// SaslAuthenticate came with Kafka 1.0 (KIP-152).
+	f("0.11.0", release(kversion.V0_11_0(), nil), "SaslAuthenticate/Transport")
+	f("1.0", release(kversion.V1_0_0(), nil), "")
 	// A floor kafka-go cannot meet: its consumer group sends FindCoordinator
 	// v0 and OffsetCommit v2 whatever the broker offers.
 	future := floor.Kafka40()
@@ -94,6 +98,29 @@ func TestErrNamesRequestRangesAndFix(t *testing.T) {
 		if old == nil || !strings.Contains(old.Error(), want) {
 			t.Errorf("error lacks %q:\n%v", want, old)
 		}
+	}
+}
+
+// TestSASLBeforeKafka10: against a broker with SaslHandshake v0 only, a
+// kafka.Conn's SaslAuthenticate is not sent (the SASL bytes go unframed) but a
+// kafka.Transport's is, and the broker does not offer it.
+func TestSASLBeforeKafka10(t *testing.T) {
+	rows := compat.Check(release(kversion.V0_11_0(), nil), compat.Requests(compat.Needs{SASL: true}))
+	for _, r := range rows {
+		if r.Key != compat.SaslAuthenticate {
+			continue
+		}
+		if r.Part == compat.Conn && (!r.Skipped || !r.OK()) {
+			t.Errorf("kafka.Conn's SaslAuthenticate: skipped %t, ok %t; want skipped and ok", r.Skipped, r.OK())
+		}
+		if r.Part == compat.Transport && (r.Skipped || r.OK()) {
+			t.Errorf("kafka.Transport's SaslAuthenticate: skipped %t, ok %t; want sent and refused", r.Skipped, r.OK())
+		}
+	}
+	err := compat.Err("b:9092", rows)
+	want := "SaslAuthenticate (API key 36) is sent by kafka-go " + compat.KafkaGo + "'s kafka.Transport as v0–v1 (≤ broker max), but the broker does not offer it at all"
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error lacks %q:\n%v", want, err)
 	}
 }
 
@@ -128,8 +155,10 @@ func TestPick(t *testing.T) {
 // TestCheckEveryRelease runs the check against the table of every Kafka
 // release kversion knows from 0.10.1 on (4.0.0 with the KIP-896 floor, later
 // 4.x with JoinGroup restored), with every optional request: all pass but
-// 0.10.1 and 0.10.2 in sharded mode, which predate DescribeConfigs. 0.10.0
-// and older fail (TestCheckReleases).
+// 0.10.1 and 0.10.2 in sharded mode, which predate DescribeConfigs, and
+// 0.10.1 – 0.11.0 with SASL, which predate SaslAuthenticate. Without SASL
+// and sharded mode every one passes. 0.10.0 and older fail
+// (TestCheckReleases).
 func TestCheckEveryRelease(t *testing.T) {
 	kafka41 := floor.Kafka40()
 	delete(kafka41, compat.JoinGroup)
@@ -139,8 +168,11 @@ func TestCheckEveryRelease(t *testing.T) {
 			continue
 		}
 		want := ""
-		if strings.HasPrefix(name, "v0.10.") {
-			want = "DescribeConfigs/Transport"
+		switch {
+		case strings.HasPrefix(name, "v0.10."):
+			want = "SaslAuthenticate/Transport DescribeConfigs/Transport"
+		case strings.HasPrefix(name, "v0.11."):
+			want = "SaslAuthenticate/Transport"
 		}
 		fl := map[int16]int16(nil)
 		switch {
@@ -149,9 +181,12 @@ func TestCheckEveryRelease(t *testing.T) {
 		case strings.HasPrefix(name, "v4."):
 			fl = kafka41
 		}
-		rows := compat.Check(release(kversion.FromString(name), fl), compat.Requests(compat.Needs{Sharded: true, SASL: true}))
-		if got := refused(rows); got != want {
+		b := release(kversion.FromString(name), fl)
+		if got := refused(compat.Check(b, compat.Requests(compat.Needs{Sharded: true, SASL: true}))); got != want {
 			t.Errorf("%s: refused %q, want %q", name, got, want)
+		}
+		if got := refused(compat.Check(b, compat.Requests(compat.Needs{}))); got != "" {
+			t.Errorf("%s without SASL or shards: refused %q", name, got)
 		}
 		n++
 	}

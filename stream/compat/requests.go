@@ -71,7 +71,7 @@ func Requests(n Needs) []Request {
 			Request{Key: SaslHandshake, Part: Conn, Use: "SASL on reader connections", conn: []int16{0, 1}},
 			Request{Key: SaslAuthenticate, Part: Conn, Use: "SASL on reader connections, after SaslHandshake v1", conn: []int16{0}},
 			Request{Key: SaslHandshake, Part: Transport, Use: "SASL on writer and client connections"},
-			Request{Key: SaslAuthenticate, Part: Transport, Use: "SASL on writer and client connections, after SaslHandshake v1"},
+			Request{Key: SaslAuthenticate, Part: Transport, Use: "SASL on writer and client connections, after any SaslHandshake"},
 		)
 	}
 	if n.Sharded {
