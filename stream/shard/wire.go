@@ -76,7 +76,11 @@ func appendAnswer(dst []byte, a *answer) []byte {
 }
 
 func appendDecision(dst []byte, d *stream.Decision) []byte {
-	dst = append(dst, byte(d.Verdict), byte(btoi(d.Replayed)))
+	var replayed byte
+	if d.Replayed {
+		replayed = 1
+	}
+	dst = append(dst, byte(d.Verdict), replayed)
 	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Similarity)))
 	dst = binary.BigEndian.AppendUint64(dst, d.Cluster)
 	dst = appendString(dst, d.Of)
@@ -230,13 +234,6 @@ func decodeAnswer(v []byte) (answer, error) {
 		r.fail("trailing bytes")
 	}
 	return a, r.err
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // PostingsOf returns how many index keys a probe-log record routes to its
