@@ -251,6 +251,23 @@ func (m *IMatchParams) ensureDefaults() {
 	}
 }
 
+// ForMethod is the configuration of method name beside c, as compare sets
+// every method against the configured one: c itself for c.Method, else c's
+// shingling, threshold, seed and method sections with name's defaults for
+// the rest. c must be defaulted.
+func (c Config) ForMethod(name string) Config {
+	if name == c.Method {
+		return c
+	}
+	o := Config{
+		Method: name, ShingleOffset: c.ShingleOffset, CharNgrams: c.CharNgrams, Containment: c.Containment,
+		Params: Params{Shingle: c.Params.Shingle, Threshold: c.Params.Threshold, Seed: c.Params.Seed},
+		ModM:   c.ModM, SimHash: c.SimHash, IMatch: c.IMatch,
+	}
+	o.EnsureDefaults()
+	return o
+}
+
 // Shingling returns the shingling the Config describes. Invalid language
 // values (which Validate reports) count as none.
 func (c Config) Shingling() Shingling {

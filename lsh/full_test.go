@@ -40,8 +40,9 @@ func TestFullMaxKeys(t *testing.T) {
 	}
 	shared := 0
 	for _, k := range keysB {
-		_, found := slices.BinarySearch(keysA, k)
-		shared += btoi(found)
+		if _, found := slices.BinarySearch(keysA, k); found {
+			shared++
+		}
 	}
 	if shared == 0 {
 		t.Errorf("near-copies at J=%.2f share none of their 64 keys", est.Resemblance)
@@ -54,13 +55,6 @@ func TestFullMaxKeys(t *testing.T) {
 	if err := bad.Validate(); err == nil {
 		t.Error("full.max_keys -1 accepted")
 	}
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func TestSimHashDefaultBlocks(t *testing.T) {

@@ -227,7 +227,9 @@ func (s *Store) postings(txn *badger.Txn, seqs, bands []uint64, before uint64) (
 		}
 		var cut bool
 		seqs, cut = s.scanBucket(it, appendBucket(kb[:0], band, key), append(seqs, first), before)
-		capped.Buckets += btoi(cut)
+		if cut {
+			capped.Buckets++
+		}
 	}
 	return seqs, capped, nil
 }
@@ -248,13 +250,6 @@ func (s *Store) scanBucket(it *badger.Iterator, bucket []byte, seqs []uint64, be
 		n++
 	}
 	return seqs, false
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // fetch appends the records of seqs to dst, skipping missing ones, until

@@ -81,7 +81,9 @@ func checkCopiesFound(t *testing.T, set *pageSet, byID map[string]output, minEdi
 			}
 		case gen.Edited:
 			edited++
-			editedNear += btoi(verdict == "near_duplicate" && sameCluster)
+			if verdict == "near_duplicate" && sameCluster {
+				editedNear++
+			}
 		}
 	}
 	t.Logf("kind/verdict counts: %v", tally)

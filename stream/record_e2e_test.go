@@ -151,7 +151,9 @@ func scoreRecords(pubs []gen.Publication, out []output) recordScore {
 		}
 		if p.Edits == "same-title" {
 			s.sameTitle++
-			s.sameTitleFlagged += btoi(flagged)
+			if flagged {
+				s.sameTitleFlagged++
+			}
 		}
 		if seen[p.Origin] {
 			s.shouldFlag++

@@ -151,7 +151,9 @@ func storedSeqs(t *testing.T, h *harness, m lsh.Method) map[string]uint64 {
 func sharedKeys(a, b []uint64) int {
 	n := 0
 	for _, k := range a {
-		n += btoi(slices.Contains(b, k))
+		if slices.Contains(b, k) {
+			n++
+		}
 	}
 	return n
 }
@@ -251,8 +253,12 @@ func TestRecordTitleEstimates(t *testing.T) {
 		n++
 		sum += d
 		variance += sd * sd
-		below2 += btoi(d < -2*sd)
-		below3 += btoi(d < -3*sd)
+		if d < -2*sd {
+			below2++
+		}
+		if d < -3*sd {
+			below3++
+		}
 	}
 	if n < 50 {
 		t.Fatalf("%d title-typo copies, too few to judge", n)

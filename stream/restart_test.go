@@ -37,10 +37,10 @@ func TestRestartKeepsVerdicts(t *testing.T) {
 	h.produce(set.messages()...)
 
 	for _, stop := range []func(string, int) error{
-		crashAt("emitted", 2),   // output written, postings not: staged verdicts replayed
-		crashAt("published", 2), // state written, offsets not committed
-		crashAt("staged", 3),    // staged, nothing emitted
-		crashAt("decided", 1),   // nothing written at all
+		crashAt(stream.AfterEmitted, 2),   // output written, postings not: staged verdicts replayed
+		crashAt(stream.AfterPublished, 2), // state written, offsets not committed
+		crashAt(stream.AfterStaged, 3),    // staged, nothing emitted
+		crashAt(stream.AfterDecided, 1),   // nothing written at all
 	} {
 		if _, err := h.runToEnd(stop); !errors.Is(err, errCrash) {
 			t.Fatalf("run ended with %v, want the simulated crash", err)

@@ -82,3 +82,19 @@ func (p *Pipeline) observeLag(msgs []kafka.Message) {
 		p.m.lag.WithLabelValues(strconv.Itoa(part)).Set(float64(max(m.HighWaterMark-m.Offset-1, 0)))
 	}
 }
+
+// Add adds o to c, field by field: the counts of several pipelines (a demo's
+// instances) as one.
+func (c *Counts) Add(o Counts) {
+	c.Records += o.Records
+	c.Unique += o.Unique
+	c.NearDuplicate += o.NearDuplicate
+	c.ExactDuplicate += o.ExactDuplicate
+	c.Contained += o.Contained
+	c.Invalid += o.Invalid
+	c.Forwarded += o.Forwarded
+	c.ToDuplicates += o.ToDuplicates
+	c.Dropped += o.Dropped
+	c.Replayed += o.Replayed
+	c.Batches += o.Batches
+}

@@ -72,7 +72,7 @@ func TestLagGrowsWhileStalled(t *testing.T) {
 	var once sync.Once
 	hold := func(d *stream.Deps) {
 		d.AfterStage = func(stage string, _ int) error {
-			if stage == "committed" {
+			if stage == stream.AfterCommitted {
 				once.Do(func() { close(held); <-release })
 			}
 			return nil

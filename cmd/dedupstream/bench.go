@@ -9,9 +9,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"strings"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/offline/lab/corpus"
@@ -291,7 +289,7 @@ func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir s
 		}
 	}
 	run.stateDoc = a.store.Stats().Docs
-	run.stages = stageSeconds(a.reg)
+	run.stages = bench.StageSeconds(a.reg)
 	run.sketch = a.method.Version()
 	if cerr := a.close(); err == nil {
 		err = cerr
@@ -353,24 +351,4 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s", latRate, ms(floor, 0.5), ms(floor, 0.99), ms(floor, 1))
 	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s sketch=%s\n",
 		ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1), run.sketch)
-}
-
-// stageSeconds sums dedupstream_stage_duration_seconds by stage.
-func stageSeconds(reg *prometheus.Registry) string {
-	mfs, err := reg.Gather()
-	if err != nil {
-		return ""
-	}
-	var parts []string
-	for _, mf := range mfs {
-		if mf.GetName() != "dedupstream_stage_duration_seconds" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				parts = append(parts, fmt.Sprintf("%s %.2f", l.GetValue(), m.GetHistogram().GetSampleSum()))
-			}
-		}
-	}
-	return strings.Join(parts, ", ")
 }

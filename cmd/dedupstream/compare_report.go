@@ -41,7 +41,7 @@ func printEstimates(w io.Writer, configured lsh.Config, vocab *vocab.Vocabulary,
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\tversion\tresemblance\tA in B\tB in A\tdistance\tnear")
 	for _, name := range lsh.MethodNames() {
-		c := methodConfig(configured, name)
+		c := configured.ForMethod(name)
 		if vocab == nil && (name == lsh.MethodIMatch || c.SimHash.IDF) {
 			fmt.Fprintf(tw, "%s\t-\t(needs --vocab)\n", name)
 			continue
@@ -109,20 +109,4 @@ func containmentColumn(c float64) string {
 		return "few"
 	}
 	return strconv.FormatFloat(c, 'f', 3, 64)
-}
-
-// methodConfig is the configuration compare uses for method name: the
-// configured one for the configured method, else its shingling, threshold,
-// seed and method sections with that method's defaults.
-func methodConfig(c lsh.Config, name string) lsh.Config {
-	if name == c.Method {
-		return c
-	}
-	o := lsh.Config{
-		Method: name, ShingleOffset: c.ShingleOffset, CharNgrams: c.CharNgrams, Containment: c.Containment,
-		Params: lsh.Params{Shingle: c.Params.Shingle, Threshold: c.Params.Threshold, Seed: c.Params.Seed},
-		ModM:   c.ModM, SimHash: c.SimHash, IMatch: c.IMatch,
-	}
-	o.EnsureDefaults()
-	return o
 }

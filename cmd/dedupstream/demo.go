@@ -278,7 +278,7 @@ func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, m
 	for i, a := range apps {
 		c := a.pipe.Counts()
 		fmt.Fprintf(stdout, "  instance %d: %d records decided (%d unique, %d duplicates)\n", i+1, c.Records, c.Unique, c.NearDuplicate+c.ExactDuplicate+c.Contained)
-		addCounts(&res.counts, c)
+		res.counts.Add(c)
 	}
 	fmt.Fprintln(stdout)
 	return res, errors.Join(err, stop())
@@ -312,19 +312,4 @@ func waitDemoFleet(ctx context.Context, addr string, sec stream.Security, group 
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-}
-
-// addCounts adds c to sum, field by field.
-func addCounts(sum *stream.Counts, c stream.Counts) {
-	sum.Records += c.Records
-	sum.Unique += c.Unique
-	sum.NearDuplicate += c.NearDuplicate
-	sum.ExactDuplicate += c.ExactDuplicate
-	sum.Contained += c.Contained
-	sum.Invalid += c.Invalid
-	sum.Forwarded += c.Forwarded
-	sum.ToDuplicates += c.ToDuplicates
-	sum.Dropped += c.Dropped
-	sum.Replayed += c.Replayed
-	sum.Batches += c.Batches
 }

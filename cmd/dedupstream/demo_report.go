@@ -99,8 +99,12 @@ func printTruth(w io.Writer, set demoSet, out []seen) {
 			rows[p.Kind] = r
 		}
 		r.n++
-		r.dup += btoi(s.verdict != stream.Unique.String())
-		r.together += btoi(s.cluster == cluster[p.Origin])
+		if s.verdict != stream.Unique.String() {
+			r.dup++
+		}
+		if s.cluster == cluster[p.Origin] {
+			r.together++
+		}
 	}
 	kinds := make([]gen.Kind, 0, len(rows))
 	for k := range rows {
@@ -119,13 +123,6 @@ func printTruth(w io.Writer, set demoSet, out []seen) {
 	}
 	fmt.Fprintln(w, "  (an original is tagged when one of its copies, on another partition, was seen first)")
 	fmt.Fprintln(w)
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func pct(a, b int) float64 {

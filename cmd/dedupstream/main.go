@@ -1,12 +1,3 @@
-// Command dedupstream removes near-duplicate documents from Kafka streams.
-//
-//	dedupstream run     consume, decide, emit (the stream mode)
-//	dedupstream check   the brokers' API versions against those kafka-go sends
-//	dedupstream demo    the whole thing on an embedded broker with generated pages
-//	dedupstream compare why two documents are (not) duplicates
-//	dedupstream broker  an embedded Kafka-protocol broker for trials and tests
-//	dedupstream gen     labelled near-duplicate pages, their truth and exact pair overlaps
-//	dedupstream eval    score sketch methods and thresholds against a labelled corpus
 package main
 
 import (

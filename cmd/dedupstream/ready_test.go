@@ -78,7 +78,7 @@ func TestNotReadyWhileDraining(t *testing.T) {
 	t.Cleanup(func() { releaseOnce.Do(func() { close(release) }) })
 	hold := func(d *stream.Deps) {
 		d.AfterStage = func(stage string, batch int) error {
-			if stage == "decided" && batch == 1 {
+			if stage == stream.AfterDecided && batch == 1 {
 				close(held)
 				<-release
 			}

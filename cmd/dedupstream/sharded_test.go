@@ -208,7 +208,9 @@ func (in shardedInput) score(t *testing.T, out []kafka.Message) shardedScore {
 		p := in.pages[id]
 		if p.Kind != gen.Original {
 			s.pairs++
-			s.found += btoi(h[stream.HeaderCluster] == heads[p.Origin][stream.HeaderCluster])
+			if h[stream.HeaderCluster] == heads[p.Origin][stream.HeaderCluster] {
+				s.found++
+			}
 		}
 		if of := h[stream.HeaderOf]; of != "" {
 			s.minJ = min(s.minJ, lsh.OverlapOf(sets[id], sets[of]).Resemblance())

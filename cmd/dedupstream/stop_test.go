@@ -40,9 +40,9 @@ func newMidRunStop(t *testing.T) *midRunStop {
 		idx := d.Index
 		d.AfterStage = func(stage string, n int) error {
 			switch {
-			case stage == "fetched" && n == 1:
+			case stage == stream.AfterFetched && n == 1:
 				cancel()
-			case stage == "committed" && n == 1:
+			case stage == stream.AfterCommitted && n == 1:
 				_, _, s.stateErr = idx.Exact(0, 1)
 				s.asked = true
 				return errDrained

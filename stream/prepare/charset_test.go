@@ -23,7 +23,7 @@ func TestDecodeCharset(t *testing.T) {
 			name, v, _ := strings.Cut(ctype, ": ")
 			m.Headers = []kafka.Header{{Key: "trace", Value: []byte("koi8-r")}, {Key: name, Value: []byte(v)}}
 		}
-		rec, err := testDecoder(format).decode(m, looksHTML)
+		rec, err := testDecoder(format).decode(m)
 		switch {
 		case wantClass != "":
 			if err == nil || err.Class != "dedupstream."+wantClass || err.Stage != StageDecode {
@@ -114,7 +114,7 @@ func TestCharsetConfig(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		rec, err := decoder{cfg: c}.decode(&kafka.Message{Value: []byte(value), Headers: headers}, looksHTML)
+		rec, err := decoder{cfg: c}.decode(&kafka.Message{Value: []byte(value), Headers: headers})
 		switch {
 		case wantCharset == "" && (err == nil || err.Class != "dedupstream.InvalidUTF8"):
 			t.Errorf("%+v %v: %q, %v; want InvalidUTF8", cs, headers, rec.Body, err)
@@ -144,7 +144,7 @@ func TestCharsetConfig(t *testing.T) {
 func TestDecodeUTF8IsNotCopied(t *testing.T) {
 	v := []byte("<html><body><p>Страница в UTF-8</p></body></html>")
 	for _, hs := range [][]kafka.Header{nil, {{Key: "Content-Type", Value: []byte("text/html; charset=UTF-8")}}} {
-		rec, err := testDecoder(FormatAuto).decode(&kafka.Message{Value: v, Headers: hs}, looksHTML)
+		rec, err := testDecoder(FormatAuto).decode(&kafka.Message{Value: v, Headers: hs})
 		if err != nil || unsafe.SliceData(rec.Body) != unsafe.SliceData(v) || len(rec.Body) != len(v) {
 			t.Errorf("headers %v: body copied or cut (%v)", hs, err)
 		}
@@ -198,18 +198,18 @@ func TestCharsetGolden(t *testing.T) {
 			if g.named != "" {
 				hs = []kafka.Header{{Key: "Content-Type", Value: []byte(g.named)}}
 			}
-			rec, err := testDecoder(FormatAuto).decode(&kafka.Message{Value: page, Headers: hs}, looksHTML)
+			rec, err := testDecoder(FormatAuto).decode(&kafka.Message{Value: page, Headers: hs})
 			if err != nil || !bytes.Equal(rec.Body, src) || rec.Charset != g.charset || rec.HTML != strings.HasSuffix(g.file, ".html") {
 				t.Fatalf("raw: %v, charset %q, HTML %v, body equal to the source: %v", err, rec.Charset, rec.HTML, bytes.Equal(rec.Body, src))
 			}
-			rec, err = testDecoder(FormatAuto).decode(&kafka.Message{Value: goldenJSON(t, g.file, g.charset, g.named, src)}, looksHTML)
+			rec, err = testDecoder(FormatAuto).decode(&kafka.Message{Value: goldenJSON(t, g.file, g.charset, g.named, src)})
 			if err != nil || string(rec.Body) != string(src) || rec.Charset != g.charset {
 				t.Fatalf("JSON: %v, charset %q, body equal to the source: %v", err, rec.Charset, string(rec.Body) == string(src))
 			}
 			if g.named == "" {
 				return
 			}
-			if _, err := testDecoder(FormatAuto).decode(&kafka.Message{Value: page}, looksHTML); err == nil || err.Class != "dedupstream.InvalidUTF8" {
+			if _, err := testDecoder(FormatAuto).decode(&kafka.Message{Value: page}); err == nil || err.Class != "dedupstream.InvalidUTF8" {
 				t.Errorf("with no header: %v, want InvalidUTF8", err)
 			}
 		})

@@ -55,8 +55,8 @@ type decoder struct {
 	record []lsh.RecordField // record mode: the fields to read; nil for pages
 }
 
-// decode reads m per the configured format. looksHTML tells markup from text.
-func (d decoder) decode(m *kafka.Message, looksHTML func([]byte) bool) (Record, *InputError) {
+// decode reads m per the configured format.
+func (d decoder) decode(m *kafka.Message) (Record, *InputError) {
 	v := m.Value
 	if len(v) == 0 {
 		return Record{}, decodeErr("EmptyValue", "empty value")
@@ -79,10 +79,10 @@ func (d decoder) decode(m *kafka.Message, looksHTML func([]byte) bool) (Record, 
 		// A value that starts like an object and parses as one is a record;
 		// one that does not parse is a page that happens to start with "{".
 		if rec, ierr = d.decodeJSON(m.Headers, v, bom); ierr != nil && ierr.Class == "dedupstream.MalformedJSON" {
-			rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom, looksHTML)
+			rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom)
 		}
 	default:
-		rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom, looksHTML)
+		rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom)
 	}
 	if ierr != nil {
 		return Record{}, ierr
@@ -108,8 +108,8 @@ func startsObject(v []byte) bool {
 }
 
 // decodeRaw reads a page: v is the value, or its text when it had a
-// byte-order mark naming charset bom.
-func decodeRaw(cfg *CharsetConfig, hs []kafka.Header, v []byte, bom string, looksHTML func([]byte) bool) (Record, *InputError) {
+// byte-order mark naming charset bom. RawPage tells markup from text.
+func decodeRaw(cfg *CharsetConfig, hs []kafka.Header, v []byte, bom string) (Record, *InputError) {
 	cs := bom
 	if bom == "" {
 		var ierr *InputError
@@ -117,7 +117,9 @@ func decodeRaw(cfg *CharsetConfig, hs []kafka.Header, v []byte, bom string, look
 			return Record{}, ierr
 		}
 	}
-	return Record{Body: v, HTML: looksHTML(v), Charset: reported(cs)}, nil
+	rec := RawPage(v)
+	rec.Charset = reported(cs)
+	return rec, nil
 }
 
 func firstInvalidUTF8(v []byte) int {

@@ -47,7 +47,7 @@ func benchDecodeWith(b *testing.B, d decoder, value []byte, hs []kafka.Header) {
 	defer runtime.UnlockOSThread()
 	start := threadCPU()
 	for b.Loop() {
-		if _, err := d.decode(m, clean.LooksLikeHTML); err != nil {
+		if _, err := d.decode(m); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -59,7 +59,7 @@ func (s *Scratch) Text() []byte { return s.text }
 // hash, sketch and index keys, or the InputError that dead-letters it.
 func (p *Preparer) Prepare(m *kafka.Message, s *Scratch) Item {
 	it := Item{Msg: m}
-	rec, ierr := p.dec.decode(m, clean.LooksLikeHTML)
+	rec, ierr := p.dec.decode(m)
 	if ierr != nil {
 		it.Err = ierr
 		return it
@@ -91,7 +91,8 @@ func CleanText(dst []byte, cl *clean.Cleaner, rec Record) ([]byte, clean.Result)
 }
 
 // RawPage is the Record decode makes of a raw value that is UTF-8 already:
-// the page itself, markup when it looks like markup.
+// the page itself, markup when it looks like markup. It is the one place a
+// page's bytes are judged HTML or text; a JSON record says so by its field.
 func RawPage(body []byte) Record {
 	return Record{Body: body, HTML: clean.LooksLikeHTML(body)}
 }

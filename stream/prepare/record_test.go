@@ -25,7 +25,7 @@ func TestDecodeRecord(t *testing.T) {
 	d := recordDecoder()
 	f := func(value, want, wantClass string) {
 		t.Helper()
-		rec, err := d.decode(&kafka.Message{Key: []byte("k"), Value: []byte(value)}, looksHTML)
+		rec, err := d.decode(&kafka.Message{Key: []byte("k"), Value: []byte(value)})
 		switch {
 		case wantClass != "":
 			if err == nil || err.Class != "dedupstream."+wantClass {

@@ -113,7 +113,9 @@ func compareWithSingle(t *testing.T, m lsh.Method, pages []gen.Page, mode stream
 	fs, f1 := found(sharded), found(single)
 	both := 0
 	for id := range f1 {
-		both += btoi(fs[id])
+		if fs[id] {
+			both++
+		}
 	}
 	t.Logf("%s: pairs found: sharded %d, single instance %d, both %d", m.Version(), len(fs), len(f1), both)
 	if len(f1) == 0 || float64(both) < 0.7*float64(len(f1)) {

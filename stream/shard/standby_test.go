@@ -89,7 +89,9 @@ func TestWarmBalancerFailover(t *testing.T) {
 			t.Errorf("%s owns %d of 8 shards, want 4", id, n)
 		}
 		for _, s := range topics["g.probes"] {
-			cold += btoi(!copies[id][s])
+			if !copies[id][s] {
+				cold++
+			}
 		}
 	}
 	if cold != 0 {

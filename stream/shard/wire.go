@@ -133,7 +133,11 @@ func appendAnswerBody(dst []byte, a *answer) []byte {
 }
 
 func appendDecision(dst []byte, d *stream.Decision) []byte {
-	dst = append(dst, byte(d.Verdict), byte(btoi(d.Replayed)))
+	var replayed byte
+	if d.Replayed {
+		replayed = 1
+	}
+	dst = append(dst, byte(d.Verdict), replayed)
 	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Similarity)))
 	dst = binary.BigEndian.AppendUint64(dst, d.Cluster)
 	dst = appendString(dst, d.Of)
@@ -355,13 +359,6 @@ func decodeAnswers(v []byte) ([]answer, error) {
 		return nil, r.err
 	}
 	return as, nil
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // PostingsOf returns how many index keys a probe-log record routes to its

@@ -23,12 +23,12 @@ var words5 = lsh.Shingling{Length: 5, Offset: 1}
 func Words5() lsh.Shingling { return words5 }
 
 // CleanPages cleans generated pages as the stream does their records (HTML to main
-// text, folded; a gen.Plaintext page as text).
+// text, folded; a page without markup, gen.Page.Markup, as text).
 func CleanPages(pages []gen.Page) []Doc {
 	c := clean.New(clean.Options{})
 	docs := make([]Doc, len(pages))
 	for i, p := range pages {
-		text, _ := prepare.CleanText(nil, c, prepare.Record{Body: []byte(p.HTML), HTML: p.Kind != gen.Plaintext})
+		text, _ := prepare.CleanText(nil, c, prepare.Record{Body: []byte(p.HTML), HTML: p.Markup()})
 		docs[i] = Doc{ID: p.ID, Text: text}
 	}
 	return docs

@@ -20,11 +20,11 @@ type pageRecord struct {
 }
 
 // PageRecord returns the JSON record of p, one line of a pages file.
-// A plain-text page (gen.Plaintext) goes in the body field instead of html, so
+// A page without markup (gen.Page.Markup) goes in the body field instead of html, so
 // that the stream cleans it as text.
 func PageRecord(p gen.Page) ([]byte, error) {
 	rec := pageRecord{Input: prepare.Input{ID: p.ID, URL: p.URL, HTML: p.HTML}, Origin: p.Origin, Kind: p.Kind.String()}
-	if p.Kind == gen.Plaintext {
+	if !p.Markup() {
 		rec.HTML, rec.Body = "", p.HTML
 	}
 	return json.Marshal(rec)
@@ -58,10 +58,11 @@ func ReadPages(r io.Reader) ([]gen.Page, error) {
 		if !ok {
 			return nil, fmt.Errorf("eval: read pages: record %d: unknown kind %q", n, rec.Kind)
 		}
-		if k == gen.Plaintext {
-			rec.HTML = rec.Body
+		p := gen.Page{ID: rec.ID, URL: rec.URL, HTML: rec.HTML, Origin: rec.Origin, Kind: k}
+		if !p.Markup() {
+			p.HTML = rec.Body
 		}
-		pages = append(pages, gen.Page{ID: rec.ID, URL: rec.URL, HTML: rec.HTML, Origin: rec.Origin, Kind: k})
+		pages = append(pages, p)
 	}
 	return pages, nil
 }

@@ -68,6 +68,11 @@ type Page struct {
 	Kind   Kind
 }
 
+// Markup reports whether p.HTML holds markup: for every kind but Plaintext.
+// The tools that write a page as an input record, or clean it as the stream
+// would, ask this rather than the kind.
+func (p Page) Markup() bool { return p.Kind != Plaintext }
+
 // Options configure a Generator. A zero field means its default; a negative rate
 // means zero (no copies, no edits, no Russian).
 type Options struct {
