@@ -172,6 +172,11 @@ func TestShardedOnReleases(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			addr, cfg, shim := releaseBroker(t, vs, fl, "compat-sharded")
 			cfg.Index.Shards = 2
+			// The near-copies must reach the shards after their originals
+			// even on a loaded machine (-race, CI): a front that waits the
+			// default 250 ms for a lagging partition can miss all of them,
+			// which says nothing about the protocol tested here.
+			cfg.Index.ReorderIdle = 5 * time.Second
 			if err := cfg.validate(); err != nil {
 				t.Fatal(err)
 			}
