@@ -270,7 +270,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 		case errors.Is(err, io.EOF): // the reader is closed
 			return fmt.Errorf("fetch from %s: %w", p.cfg.Kafka.Input, err)
 		case err != nil:
-			p.m.retries.WithLabelValues("fetch").Inc()
+			p.m.retries.WithLabelValues(retryFetch).Inc()
 			p.log.Warn("fetch failed, retrying", zap.Duration("backoff", backoff), zap.Error(err))
 			if !sleep(ctx, backoff) {
 				return nil
