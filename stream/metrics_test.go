@@ -11,18 +11,7 @@ import (
 func TestKnownLabelsStartAtZero(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	newMetrics(reg)
-	mfs, err := reg.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(map[string]float64)
-	for _, mf := range mfs {
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				got[mf.GetName()+"{"+l.GetName()+"="+l.GetValue()+"}"] = m.GetCounter().GetValue()
-			}
-		}
-	}
+	got := samples(t, reg)
 	f := func(series string) {
 		t.Helper()
 		if v, ok := got[series]; !ok || v != 0 {
@@ -35,4 +24,25 @@ func TestKnownLabelsStartAtZero(t *testing.T) {
 	f("dedupstream_caps_hit_total{cap=bucket}")
 	f("dedupstream_caps_hit_total{cap=candidates}")
 	f("dedupstream_caps_hit_total{cap=tokens}")
+}
+
+// samples returns the value of every counter and gauge in reg by series:
+// its name, then {label=value} for each label.
+func samples(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]float64)
+	for _, mf := range mfs {
+		for _, m := range mf.GetMetric() {
+			series := mf.GetName()
+			for _, l := range m.GetLabel() {
+				series += "{" + l.GetName() + "=" + l.GetValue() + "}"
+			}
+			got[series] = m.GetCounter().GetValue() + m.GetGauge().GetValue() // the one that is not nil
+		}
+	}
+	return got
 }
