@@ -253,19 +253,31 @@ func (m *IMatchParams) ensureDefaults() {
 
 // ForMethod is the configuration of method name beside c, as compare sets
 // every method against the configured one: c itself for c.Method, else c's
-// shingling, threshold, seed and method sections with name's defaults for
-// the rest. c must be defaulted.
+// shingling (stop words and stemming too), threshold, seed and method
+// sections with name's defaults for the rest. A method that looks words up
+// in a Vocabulary of unstemmed words (imatch, simhash with idf) gets no stop
+// words or stemming, as Validate requires. c must be defaulted.
 func (c Config) ForMethod(name string) Config {
 	if name == c.Method {
 		return c
 	}
 	o := Config{
 		Method: name, ShingleOffset: c.ShingleOffset, CharNgrams: c.CharNgrams, Containment: c.Containment,
+		StopWords: c.StopWords, Stem: c.Stem,
 		Params: Params{Shingle: c.Params.Shingle, Threshold: c.Params.Threshold, Seed: c.Params.Seed},
 		ModM:   c.ModM, SimHash: c.SimHash, IMatch: c.IMatch,
 	}
+	if o.readsVocabulary() {
+		o.StopWords, o.Stem = "", ""
+	}
 	o.EnsureDefaults()
 	return o
+}
+
+// readsVocabulary reports whether c's method looks words up in a Vocabulary
+// of unstemmed words: imatch, and simhash with idf.
+func (c Config) readsVocabulary() bool {
+	return c.Method == MethodIMatch || c.Method == MethodSimHash && c.SimHash.IDF
 }
 
 // Shingling returns the shingling the Config describes. Invalid language
@@ -289,7 +301,7 @@ func (c Config) validateWords() error {
 	if err != nil {
 		return err
 	}
-	if stop|stem != 0 && (c.Method == MethodIMatch || c.Method == MethodSimHash && c.SimHash.IDF) {
+	if stop|stem != 0 && c.readsVocabulary() {
 		return fmt.Errorf("sketch.stopwords, sketch.stem: must be none with %s (its vocabulary holds unstemmed words), got %q and %q",
 			c.Method, c.StopWords, c.Stem)
 	}

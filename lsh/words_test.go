@@ -139,6 +139,35 @@ func TestStemValidate(t *testing.T) {
 	f(Config{Method: MethodSimHash, SimHash: SimHashParams{Words: true}, StopWords: "ru", Stem: "ru"}, "")
 }
 
+// TestForMethodKeepsStemming: the configuration of another method beside
+// one with stop words and stemming (as compare sketches every method) shares
+// them, so its sketches are of the same rewritten text; the methods that
+// look words up in a vocabulary of unstemmed words get none, and every
+// configuration is valid.
+func TestForMethodKeepsStemming(t *testing.T) {
+	f := func(c Config) {
+		t.Helper()
+		c.EnsureDefaults()
+		for _, name := range MethodNames() {
+			o := c.ForMethod(name)
+			want := c.Shingling()
+			if name == MethodIMatch || name == MethodSimHash && c.SimHash.IDF {
+				want.StopWords, want.Stem = 0, 0
+			}
+			if got := o.Shingling(); got != want {
+				t.Errorf("%s beside %s: shingling %+v, want %+v", name, c.Method, got, want)
+			}
+			if err := o.Validate(); err != nil {
+				t.Errorf("%s beside %s: %v", name, c.Method, err)
+			}
+		}
+	}
+	f(Config{Method: MethodMinHash, StopWords: "en", Stem: "auto"})
+	f(Config{Method: MethodOPH, Stem: "ru", Params: Params{Shingle: 3}, ShingleOffset: 2})
+	f(Config{Method: MethodBottomK, StopWords: "en+ru", SimHash: SimHashParams{IDF: true}})
+	f(Config{Method: MethodIMatch})
+}
+
 // TestStemCache: the stems a Scratch caches (and clears when full) give the
 // same words as stemming every word afresh.
 func TestStemCache(t *testing.T) {

@@ -30,7 +30,7 @@ func (p *Pipeline) write(ctx context.Context, msgs []kafka.Message) error {
 			return nil
 		}
 		msgs = failedOnly(msgs, err)
-		p.m.retries.WithLabelValues("write").Inc()
+		p.m.retries.WithLabelValues(retryWrite).Inc()
 		p.log.Warn("write failed, retrying", zap.Int("messages", len(msgs)), zap.Duration("backoff", backoff), zap.Error(err))
 		if !sleep(ctx, backoff) {
 			return errors.Join(errors.New("emit abandoned at shutdown; the batch will be replayed"), err)

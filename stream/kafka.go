@@ -98,7 +98,7 @@ func (p *Pipeline) commit(ctx context.Context, msgs []kafka.Message) {
 		if err == nil {
 			return
 		}
-		p.m.retries.WithLabelValues("commit").Inc()
+		p.m.retries.WithLabelValues(retryCommit).Inc()
 		if attempt == 5 || !sleep(ctx, backoff) {
 			p.log.Warn("commit failed; records will be redelivered", zap.Int("records", len(msgs)), zap.Error(err))
 			return

@@ -25,6 +25,13 @@ type metrics struct {
 	charset     *prometheus.CounterVec // by charset
 }
 
+// The broker operations dedupstream_retries_total counts, its op label.
+const (
+	retryFetch  = "fetch"
+	retryWrite  = "write"
+	retryCommit = "commit"
+)
+
 func newMetrics(reg prometheus.Registerer) *metrics {
 	m := &metrics{
 		records: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -73,7 +80,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"charset"}),
 	}
 	// Known label values start at zero, so rate() and alerts see them before the first event.
-	for _, op := range []string{"write", "commit"} {
+	for _, op := range []string{retryFetch, retryWrite, retryCommit} {
 		m.retries.WithLabelValues(op)
 	}
 	for _, c := range []string{"bucket", "candidates", "tokens"} {

@@ -46,7 +46,7 @@ func (p *Pipeline) commitForwarded(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
 		start := time.Now()
 		p.commit(ctx, b.msgs)
-		p.observe("commit", start)
+		p.observe(TimedCommit, start)
 		p.observeLag(b.msgs)
 		p.mu.Lock()
 		p.counts.Batches++

@@ -270,7 +270,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 		case errors.Is(err, io.EOF): // the reader is closed
 			return fmt.Errorf("fetch from %s: %w", p.cfg.Kafka.Input, err)
 		case err != nil:
-			p.m.retries.WithLabelValues("fetch").Inc()
+			p.m.retries.WithLabelValues(retryFetch).Inc()
 			p.log.Warn("fetch failed, retrying", zap.Duration("backoff", backoff), zap.Error(err))
 			if !sleep(ctx, backoff) {
 				return nil
@@ -327,7 +327,7 @@ func (p *Pipeline) ask(ctx context.Context) func(*batch) error {
 			return fmt.Errorf("ask the index shards: %w", err)
 		}
 		b.asked = asked
-		p.observe("ask", start)
+		p.observe(TimedAsk, start)
 		return nil
 	}
 }
@@ -349,7 +349,7 @@ func (p *Pipeline) filterStages() stages {
 func (p *Pipeline) prepareBatch(b *batch) {
 	start := time.Now()
 	b.items = p.prep.PrepareAll(b.msgs, p.workers(), &p.pool)
-	p.observe("prepare", start)
+	p.observe(TimedPrepare, start)
 }
 
 // decide decides a batch and stages its new documents, so that whatever
@@ -363,7 +363,7 @@ func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 			return err
 		}
 		b.dec = dec
-		start = p.observe("decide", start)
+		start = p.observe(TimedDecide, start)
 		if err := p.step(AfterDecided, b.n); err != nil {
 			return err
 		}
@@ -371,7 +371,7 @@ func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 			if err := p.index.Stage(dec.Stage); err != nil {
 				return fmt.Errorf("stage %d documents: %w", len(dec.Stage), err)
 			}
-			p.observe("stage", start)
+			p.observe(TimedStage, start)
 		}
 		return p.step(AfterStaged, b.n)
 	}
@@ -438,7 +438,7 @@ func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 		if err := p.emit(ctx, b.msgs, b.dec.outs); err != nil {
 			return err
 		}
-		p.observe("emit", start)
+		p.observe(TimedEmit, start)
 		return p.step(AfterEmitted, b.n)
 	}
 }
@@ -452,12 +452,12 @@ func (p *Pipeline) publishBatch(ctx context.Context) func(*batch) error {
 		if err := p.publish(ctx, b); err != nil {
 			return err
 		}
-		start = p.observe("publish", start)
+		start = p.observe(TimedPublish, start)
 		if err := p.step(AfterPublished, b.n); err != nil {
 			return err
 		}
 		p.commit(ctx, b.msgs)
-		p.observe("commit", start)
+		p.observe(TimedCommit, start)
 		p.tally(b)
 		return p.step(AfterCommitted, b.n)
 	}
@@ -486,13 +486,14 @@ func (p *Pipeline) workers() int {
 	return runtime.GOMAXPROCS(0)
 }
 
+// observe records the time since since as a batch's time in stage (one of
+// the Timed constants) and returns now, the start of the next stage.
 func (p *Pipeline) observe(stage string, since time.Time) time.Time {
 	now := time.Now()
 	p.m.stage.WithLabelValues(stage).Observe(now.Sub(since).Seconds())
 	return now
 }
 
-// step reports the end of a stage of batch to Deps.AfterStage, if set.
 // The stages of a batch, in order, as Deps.AfterStage names them.
 const (
 	AfterFetched   = "fetched"   // fetched and prepared
@@ -508,6 +509,21 @@ func BatchStages() []string {
 	return []string{AfterFetched, AfterDecided, AfterStaged, AfterEmitted, AfterPublished, AfterCommitted}
 }
 
+// The timed stages of a batch, in order, as the stage label of
+// dedupstream_stage_duration_seconds names them. Ask is timed only with a
+// sharded index, stage only with a local one; a passthrough times only
+// commit.
+const (
+	TimedAsk     = "ask"     // probes sent to the index shards
+	TimedPrepare = "prepare" // records decoded, cleaned and sketched
+	TimedDecide  = "decide"  // verdicts decided
+	TimedStage   = "stage"   // state writes staged
+	TimedEmit    = "emit"    // output written and acknowledged
+	TimedPublish = "publish" // state written (settled with the shards)
+	TimedCommit  = "commit"  // input offsets committed
+)
+
+// step reports the end of a stage of batch to Deps.AfterStage, if set.
 func (p *Pipeline) step(stage string, batch int) error {
 	if p.afterStage == nil {
 		return nil

@@ -34,7 +34,7 @@ type app struct {
 	admin  *adminServer // nil without admin.listen
 	ln     net.Listener // the admin server's
 	reg    *prometheus.Registry
-	gauges *stateGauges
+	gauges *stream.StateGauges
 	// checked: the brokers passed stream.CheckBrokers in newApp (sharded
 	// mode, which talks to them there), so run need not ask again.
 	checked bool
@@ -81,7 +81,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	} else {
 		stats = a.shards.Stats // the shard stores open here
 	}
-	a.gauges = startStateGauges(reg, stats, cfg.Admin.StateInterval, a.sampleLag)
+	a.gauges = stream.StartStateGauges(reg, stats, cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {
 		if err := a.serveAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())
@@ -230,7 +230,7 @@ func (a *app) sampleLag() {
 func (a *app) close() error {
 	var errs []error
 	if a.gauges != nil { // first: its sampling uses the pipeline and the store
-		a.gauges.close()
+		a.gauges.Close()
 	}
 	if a.pipe != nil {
 		errs = append(errs, a.pipe.Close())

@@ -9,9 +9,9 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/offline/lab/corpus"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream"
-	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // demoSet is the demo's input: the messages to produce and what each one is.
@@ -49,16 +49,16 @@ func demoPages(o demoOptions) (demoSet, error) {
 	return set, nil
 }
 
-// add appends p as a message: every third page as a raw HTML value keyed by id,
-// the rest as JSON records, so both decode paths run.
+// add appends p as a message: every third page as a raw value keyed by id,
+// the rest as JSON records (a plain-text page in body, as eval.Input puts
+// it), so both decode paths run.
 func (s *demoSet) add(p gen.Page) {
 	s.truth[p.ID] = p
 	if len(s.msgs)%3 == 2 {
 		s.msgs = append(s.msgs, kafka.Message{Key: []byte(p.ID), Value: []byte(p.HTML)})
 		return
 	}
-	v := prepare.Input{ID: p.ID, URL: p.URL, HTML: p.HTML}.JSON()
-	s.msgs = append(s.msgs, kafka.Message{Key: []byte(p.ID), Value: v})
+	s.msgs = append(s.msgs, kafka.Message{Key: []byte(p.ID), Value: eval.Input(p).JSON()})
 }
 
 // badRecords are inputs a real feed delivers sooner or later.

@@ -9,6 +9,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/offline/lab/oracle"
 	"github.com/dedupstream/dedupstream/offline/lab/quality"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 func generate(n int, o gen.Options) []gen.Page {
@@ -206,6 +207,19 @@ func mustLabels(t *testing.T, ids []string) *quality.Clustering {
 		t.Fatal(err)
 	}
 	return c
+}
+
+// TestInput: a page with markup is a record with html, a plain-text page
+// one with body, so that the stream cleans it as text.
+func TestInput(t *testing.T) {
+	f := func(p gen.Page, want prepare.Input) {
+		t.Helper()
+		if got := Input(p); got != want {
+			t.Errorf("Input(%s page) = %+v, want %+v", p.Kind, got, want)
+		}
+	}
+	f(gen.Page{ID: "a", URL: "u", HTML: "<p>x</p>", Kind: gen.Mirror}, prepare.Input{ID: "a", URL: "u", HTML: "<p>x</p>"})
+	f(gen.Page{ID: "b", URL: "u", HTML: "x", Kind: gen.Plaintext}, prepare.Input{ID: "b", URL: "u", Body: "x"})
 }
 
 func TestPagesRoundTrip(t *testing.T) {

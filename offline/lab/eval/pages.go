@@ -19,15 +19,20 @@ type pageRecord struct {
 	Kind   string `json:"kind"`
 }
 
-// PageRecord returns the JSON record of p, one line of a pages file.
-// A page without markup (gen.Page.Markup) goes in the body field instead of html, so
-// that the stream cleans it as text.
-func PageRecord(p gen.Page) ([]byte, error) {
-	rec := pageRecord{Input: prepare.Input{ID: p.ID, URL: p.URL, HTML: p.HTML}, Origin: p.Origin, Kind: p.Kind.String()}
+// Input returns p as the filter's input record. A page without markup
+// (gen.Page.Markup) goes in the body field instead of html, so that the
+// stream cleans it as text.
+func Input(p gen.Page) prepare.Input {
 	if !p.Markup() {
-		rec.HTML, rec.Body = "", p.HTML
+		return prepare.Input{ID: p.ID, URL: p.URL, Body: p.HTML}
 	}
-	return json.Marshal(rec)
+	return prepare.Input{ID: p.ID, URL: p.URL, HTML: p.HTML}
+}
+
+// PageRecord returns the JSON record of p, one line of a pages file: its
+// Input with its labels.
+func PageRecord(p gen.Page) ([]byte, error) {
+	return json.Marshal(pageRecord{Input: Input(p), Origin: p.Origin, Kind: p.Kind.String()})
 }
 
 // WritePages writes one JSON record per page: id, url, html (or body), origin, kind.
