@@ -113,7 +113,7 @@ type batchView struct {
 // URL, Time, ContentHash, Sketch and index keys (Bands); its Seq and verdict
 // fields are set here, on the copies in Decided.Stage.
 func (d *Decider) DecideBatch(docs []state.Doc) (Decided, error) {
-	v := &batchView{cur: newOverlay(), stats: &DecideStats{}}
+	v := &batchView{cur: newOverlay(docs), stats: &DecideStats{}}
 	d.mu.Lock()
 	v.pending = slices.Clone(d.pending)
 	d.pending = append(d.pending, v.cur)

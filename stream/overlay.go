@@ -17,11 +17,18 @@ type replayKey struct {
 	hash   uint64
 }
 
-func newOverlay() *overlay {
+// newOverlay returns an overlay sized for docs (they are added one by one
+// as they are decided), so that its maps never grow while a batch is decided.
+func newOverlay(docs []state.Doc) *overlay {
+	keys := 0
+	for i := range docs {
+		keys += len(docs[i].Bands)
+	}
 	return &overlay{
-		byKey:      make(map[replayKey]int),
-		byHash:     make(map[uint64]int),
-		byIndexKey: make(map[uint64][]int),
+		docs:       make([]state.Doc, 0, len(docs)),
+		byKey:      make(map[replayKey]int, len(docs)),
+		byHash:     make(map[uint64]int, len(docs)),
+		byIndexKey: make(map[uint64][]int, keys),
 	}
 }
 

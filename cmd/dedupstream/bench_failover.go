@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -16,6 +18,7 @@ import (
 // after the fleet had committed the whole input, and how long the others took
 // to serve every shard again.
 type failover struct {
+	settled time.Duration // how long the fleet took to go idle after the run (standbys catching up)
 	killed  int           // the instance killed
 	shards  []int         // the shards it owned
 	took    time.Duration // from the SIGKILL until the others served all shards
@@ -157,6 +160,7 @@ func killOne(ctx context.Context, procs []*exec.Cmd, logs []*shardLog, n int) (*
 	}
 	k := len(procs) - 1
 	f := &failover{killed: k}
+	f.settled = settle(ctx, procs)
 	f.shards, _ = logs[k].state()
 	f.shards = slices.Clone(f.shards)
 	survivors := logs[:k]
@@ -207,4 +211,53 @@ func killOne(ctx context.Context, procs []*exec.Cmd, logs []*shardLog, n int) (*
 		}
 	}
 	return f, nil
+}
+
+// settle waits until every instance is idle — together under a tenth of a
+// core over a second, so standbys have caught up with the probe log — and
+// returns how long that took (0 where /proc cannot tell).
+func settle(ctx context.Context, procs []*exec.Cmd) time.Duration {
+	start := time.Now()
+	total := func() (time.Duration, bool) {
+		var sum time.Duration
+		for _, p := range procs {
+			t, ok := procCPU(p.Process.Pid)
+			if !ok {
+				return 0, false
+			}
+			sum += t
+		}
+		return sum, true
+	}
+	last, ok := total()
+	for ok && time.Since(start) < 10*time.Minute && ctx.Err() == nil {
+		time.Sleep(time.Second)
+		var now time.Duration
+		if now, ok = total(); ok && now-last < 100*time.Millisecond {
+			return time.Since(start)
+		}
+		last = now
+	}
+	return time.Since(start)
+}
+
+// procCPU is a running process's user + system CPU time, from /proc.
+func procCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, false
+	}
+	// the fields after the command name (which may hold spaces), from the 3rd
+	_, rest, ok := strings.Cut(string(b), ") ")
+	f := strings.Fields(rest)
+	if !ok || len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const ticks = 100 // USER_HZ, 100 on every Linux architecture Go supports
+	return time.Duration(utime+stime) * time.Second / ticks, true
 }

@@ -224,8 +224,8 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 		fmt.Fprintf(w, "\nthroughput ratio fleet/passthrough: %.2f\n", pass.Elapsed.Seconds()/s)
 	}
 	if f := r.failover; f != nil {
-		fmt.Fprintf(w, "failover: instance %d (shards %v) SIGKILLed; the others served all %d shards %.2f s later (%d reopened warm, %d rebuilt from the probe log; session timeout 2 s)\n",
-			f.killed, f.shards, r.shards, f.took.Seconds(), f.warm, f.rebuilt)
+		fmt.Fprintf(w, "failover: instance %d (shards %v) SIGKILLed once the fleet was idle (%.1f s after the run); the others served all %d shards %.2f s later (%d reopened warm, %d rebuilt from the probe log; session timeout 2 s)\n",
+			f.killed, f.shards, f.settled.Seconds(), r.shards, f.took.Seconds(), f.warm, f.rebuilt)
 	}
 	if r.rebuild > 0 {
 		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of probe log) in %.2f s\n", r.shards, float64(r.probesB)/1e6, r.rebuild.Seconds())

@@ -145,7 +145,7 @@ func TestBenchFleet(t *testing.T) {
 			t.Errorf("%s=%s, want > 0", k, f[k])
 		}
 	}
-	m := regexp.MustCompile(`\nfailover: instance 1 \(shards \[\d+ \d+\]\) SIGKILLed; the others served all 4 shards [0-9.]+ s later \((\d+) reopened warm, (\d+) rebuilt`).FindStringSubmatch(out)
+	m := regexp.MustCompile(`\nfailover: instance 1 \(shards \[\d+ \d+\]\) SIGKILLed once the fleet was idle \([0-9.]+ s after the run\); the others served all 4 shards [0-9.]+ s later \((\d+) reopened warm, (\d+) rebuilt`).FindStringSubmatch(out)
 	if m == nil {
 		t.Fatalf("no failover line for instance 1 and its 2 shards in:\n%s", tail(out, 3000))
 	}
