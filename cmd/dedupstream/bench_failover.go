@@ -8,10 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
+
+	"github.com/dedupstream/dedupstream/stream/bench"
 )
 
 // failover is what bench --failover measured: the last instance SIGKILLed
@@ -221,7 +221,7 @@ func settle(ctx context.Context, procs []*exec.Cmd) time.Duration {
 	total := func() (time.Duration, bool) {
 		var sum time.Duration
 		for _, p := range procs {
-			t, ok := procCPU(p.Process.Pid)
+			t, ok := bench.ProcCPU(p.Process.Pid)
 			if !ok {
 				return 0, false
 			}
@@ -239,25 +239,4 @@ func settle(ctx context.Context, procs []*exec.Cmd) time.Duration {
 		last = now
 	}
 	return time.Since(start)
-}
-
-// procCPU is a running process's user + system CPU time, from /proc.
-func procCPU(pid int) (time.Duration, bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, false
-	}
-	// the fields after the command name (which may hold spaces), from the 3rd
-	_, rest, ok := strings.Cut(string(b), ") ")
-	f := strings.Fields(rest)
-	if !ok || len(f) < 13 {
-		return 0, false
-	}
-	utime, err1 := strconv.ParseInt(f[11], 10, 64)
-	stime, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	const ticks = 100 // USER_HZ, 100 on every Linux architecture Go supports
-	return time.Duration(utime+stime) * time.Second / ticks, true
 }

@@ -5,10 +5,12 @@ package bench
 
 import (
 	"bufio"
+	"bytes"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // ResetPeakRSS restarts the kernel's peak-RSS counter (VmHWM) for this process.
@@ -34,6 +36,32 @@ func ProcStatus(field string) int64 {
 		}
 	}
 	return 0
+}
+
+// ProcCPU is a running process's user + system CPU time so far, from
+// /proc/PID/stat; false if it cannot be read.
+func ProcCPU(pid int) (time.Duration, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// the fields after the command name (which may hold spaces and
+	// parentheses), from the 3rd: utime and stime are the 14th and 15th
+	i := bytes.LastIndex(b, []byte(") "))
+	if i < 0 {
+		return 0, false
+	}
+	f := strings.Fields(string(b[i+2:]))
+	if len(f) < 13 {
+		return 0, false
+	}
+	utime, err1 := strconv.ParseInt(f[11], 10, 64)
+	stime, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, false
+	}
+	const ticks = 100 // USER_HZ: 100 on every architecture Go runs Linux on
+	return time.Duration(utime+stime) * time.Second / ticks, true
 }
 
 // ChildPeakRSS is the peak resident memory of an exited child process, in

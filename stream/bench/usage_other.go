@@ -2,7 +2,10 @@
 
 package bench
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // Off Linux there is no /proc/self/status to read and no peak-RSS counter to
 // reset, so the bench harness's memory figures are 0, "unknown"; its CPU
@@ -16,6 +19,9 @@ func PeakRSS() int64 { return 0 }
 
 // ProcStatus is unknown here: 0.
 func ProcStatus(string) int64 { return 0 }
+
+// ProcCPU is unknown here.
+func ProcCPU(int) (time.Duration, bool) { return 0, false }
 
 // ChildPeakRSS is unknown here: 0.
 func ChildPeakRSS(*os.ProcessState) int64 { return 0 }
