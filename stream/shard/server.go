@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -35,8 +37,15 @@ type Server struct {
 	rebuilding atomic.Int64 // owned shards not yet serving
 	local      positions    // shard stores held here and how far each got
 
+	// held are the shard stores open here, owned or standby, by shard. They
+	// stay open across generations of the index group: a shard the next
+	// generation leaves here, or whose standby copy it makes the owner, goes
+	// on with its open store, where closing and opening it would flush its
+	// memtables, replay its write-ahead log and rebuild its key filter by a
+	// scan. A generation closes the stores of the shards it does not give
+	// this instance; Run closes the rest.
 	mu   sync.Mutex
-	open map[*state.Store]struct{} // shard stores open now (owned and standby), for Stats
+	held map[int]*state.Store
 }
 
 // ServerOptions are what a Server needs besides its Config and Topology.
@@ -75,10 +84,7 @@ func ShardDir(stateDir string, s int) string {
 // standby: Docs counts a document once per shard holding it.
 func (s *Server) Stats() state.Stats {
 	s.mu.Lock()
-	stores := make([]*state.Store, 0, len(s.open))
-	for st := range s.open {
-		stores = append(stores, st)
-	}
+	stores := slices.Collect(maps.Values(s.held))
 	s.mu.Unlock()
 	var sum state.Stats
 	for _, st := range stores { // a store closed meanwhile reports zeros
@@ -92,16 +98,45 @@ func (s *Server) Stats() state.Stats {
 	return sum
 }
 
-func (s *Server) track(st *state.Store, open bool) {
+// store returns shard id's store, held open from an earlier generation
+// (kept) or opened now with o.
+func (s *Server) store(id int, o state.Options) (st *state.Store, kept bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.open == nil {
-		s.open = make(map[*state.Store]struct{})
+	if st, ok := s.held[id]; ok {
+		return st, true, nil
 	}
-	if open {
-		s.open[st] = struct{}{}
-	} else {
-		delete(s.open, st)
+	st, err = state.Open(o)
+	if err != nil {
+		return nil, false, err
+	}
+	if s.held == nil {
+		s.held = make(map[int]*state.Store)
+	}
+	s.held[id] = st
+	return st, false, nil
+}
+
+// release closes the held stores of the shards keep does not name (all of
+// them for a nil keep), noting each one's position beside it.
+func (s *Server) release(keep func(id int) bool) {
+	s.mu.Lock()
+	var closing []int
+	for id := range s.held {
+		if keep == nil || !keep(id) {
+			closing = append(closing, id)
+		}
+	}
+	s.mu.Unlock()
+	for _, id := range closing {
+		s.mu.Lock()
+		st := s.held[id]
+		delete(s.held, id)
+		s.mu.Unlock()
+		s.local.save(s.o.State.Dir, id)
+		if err := st.Close(); err != nil {
+			s.o.Logger.Warn("closing a shard store", zap.Int("shard", id), zap.Error(err))
+		}
 	}
 }
 
@@ -136,6 +171,7 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("index group %s: %w", IndexGroup(k.Group), err)
 	}
+	defer s.release(nil) // after the group has closed (defers run last first)
 	defer cg.Close()
 	for {
 		gen, err := cg.Next(ctx)
@@ -159,6 +195,9 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) serveGeneration(gen *kafka.Generation) {
 	assigned := gen.Assignments[s.probes]
 	standby := gen.Assignments[StandbysTopic(s.o.Kafka.Group)]
+	standby = slices.DeleteFunc(slices.Clone(standby), func(b kafka.PartitionAssignment) bool { // one store, one writer
+		return slices.ContainsFunc(assigned, func(a kafka.PartitionAssignment) bool { return a.ID == b.ID })
+	})
 	ids := func(as []kafka.PartitionAssignment) []int {
 		out := make([]int, len(as))
 		for i, a := range as {
@@ -167,11 +206,16 @@ func (s *Server) serveGeneration(gen *kafka.Generation) {
 		return out
 	}
 	s.o.Logger.Info("index shards assigned", zap.Int32("generation", gen.ID), zap.Ints("shards", ids(assigned)), zap.Ints("standby", ids(standby)))
+	// The previous generation's shard goroutines have all returned: close
+	// the stores of the shards this one does not give us.
+	kept := append(ids(assigned), ids(standby)...)
+	s.release(func(id int) bool { return slices.Contains(kept, id) })
 	s.m.owned.Set(float64(len(assigned)))
 	s.rebuilding.Add(int64(len(assigned)))
 	for _, a := range standby {
 		gen.Start(func(ctx context.Context) {
 			if err := s.serveShard(ctx, nil, a.ID, standbyOffset); err != nil && ctx.Err() == nil {
+				s.release(func(id int) bool { return id != a.ID }) // the next try opens it afresh
 				s.o.Logger.Error("standby shard failed; retrying it after a pause", zap.Int("shard", a.ID), zap.Error(err))
 				sleepCtx(ctx, shardRetryPause)
 			}
@@ -184,6 +228,7 @@ func (s *Server) serveGeneration(gen *kafka.Generation) {
 	for _, a := range assigned {
 		gen.Start(func(ctx context.Context) {
 			if err := s.serveShard(ctx, commits, a.ID, a.Offset); err != nil && ctx.Err() == nil {
+				s.release(func(id int) bool { return id != a.ID }) // the next try opens it afresh
 				s.o.Logger.Error("shard failed; retrying it after a pause, in a new generation of the index group",
 					zap.Int("shard", a.ID), zap.Duration("pause", shardRetryPause), zap.Error(err))
 				sleepCtx(ctx, shardRetryPause) // returning ends the generation: not in a tight loop
@@ -225,9 +270,10 @@ type shardRun struct {
 	sampled time.Time // when the documents gauge was last set
 }
 
-// serveShard opens shard id's store, replays the probe log from where the
-// store or the group left off, and serves until ctx (the generation) ends,
-// offering the positions it has answered to commits.
+// serveShard opens shard id's store (or takes it as an earlier generation
+// left it), replays the probe log from where the store or the group left
+// off, and serves until ctx (the generation) ends, offering the positions it
+// has answered to commits.
 func (s *Server) serveShard(ctx context.Context, commits *committer, id int, committed int64) error {
 	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), commits: commits, standby: committed == standbyOffset}
 	defer func() {
@@ -243,21 +289,18 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, id), true, true
 	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, 2
 	o.Logger = s.o.Logger.Named("shard" + r.label)
-	st, err := state.Open(o)
+	st, kept, err := s.store(id, o)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	defer s.local.save(s.o.State.Dir, id)
-	s.track(st, true)
-	defer s.track(st, false)
 	r.store = st
 	r.dec = stream.NewDecider(st, method, stream.DeciderOptions{Containment: s.o.Containment, GlobalOrder: true})
 	from, err := r.startAt(committed)
 	if err != nil {
 		return err
 	}
-	s.o.Logger.Info("shard opened", zap.Int("shard", id), zap.Bool("standby", r.standby), zap.Int64("replay_from", from), zap.Int64("answer_from", r.answer))
+	s.o.Logger.Info("shard opened", zap.Int("shard", id), zap.Bool("standby", r.standby), zap.Bool("kept_open", kept),
+		zap.Int64("replay_from", from), zap.Int64("answer_from", r.answer))
 	reader := kafka.NewReader(kafka.ReaderConfig{
 		Brokers: s.o.Kafka.Brokers, Topic: s.probes, Partition: id, Dialer: s.o.Security.Dialer(s.o.Kafka.ClientID),
 		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond,
