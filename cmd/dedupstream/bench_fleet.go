@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dedupstream/dedupstream/stream/bench"
@@ -83,12 +84,10 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun,
 			return nil, err
 		}
 	}
-	for i, p := range procs {
-		if p.ProcessState == nil { // not killed by the failover measurement
-			if err := stopFleetProcess(p); err != nil {
-				return nil, fmt.Errorf("instance %d: %w", i, err)
-			}
-		}
+	if err := stopFleet(procs); err != nil {
+		return nil, err
+	}
+	for _, p := range procs {
 		r.cpu += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
 		r.maxRSS = max(r.maxRSS, bench.ChildPeakRSS(p.ProcessState))
 	}
@@ -190,6 +189,28 @@ func waitCommitted(ctx context.Context, cl bench.Cluster, group string, procs []
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// stopFleet stops every instance still running at once: stopped one after
+// the other, the last ones would take over the shards of those gone and
+// rebuild them from the log, work the measurement would count.
+func stopFleet(procs []*exec.Cmd) error {
+	errs := make([]error, len(procs))
+	var wg sync.WaitGroup
+	for i, p := range procs {
+		if p.ProcessState != nil { // killed by the failover measurement
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := stopFleetProcess(p); err != nil {
+				errs[i] = fmt.Errorf("instance %d: %w", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 func stopFleetProcess(p *exec.Cmd) error {
