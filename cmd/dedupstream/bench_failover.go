@@ -34,21 +34,23 @@ func (f *failover) seconds() float64 {
 }
 
 // shardLog follows one instance's log (info level, JSON) for what it says of
-// its index shards: the latest assignment, which of those shards serve, and
-// each shard opened after a mark.
+// its index shards: the latest assignment, which of those shards serve, and,
+// once marked, whether an assignment came after the mark and the first
+// opening of each shard after it.
 type shardLog struct {
 	mu      sync.Mutex
-	gen     int32
 	owned   []int
 	serving map[int]bool
-	mark    time.Time        // opened records shards opened after it
-	opened  map[int]logEntry // the first opening of each shard after mark
+	marked  bool             // mark has been called
+	ended   bool             // the log ended: the process exited
+	fresh   bool             // the latest assignment came after the mark
+	opened  map[int]logEntry // the first opening of each shard after the mark
 }
 
 // logEntry is the part of a log line shardLog reads.
 type logEntry struct {
+	Level      string `json:"level"`
 	Msg        string `json:"msg"`
-	Generation int32  `json:"generation"`
 	Shards     []int  `json:"shards"`
 	Shard      int    `json:"shard"`
 	Standby    bool   `json:"standby"`
@@ -71,15 +73,14 @@ func watchShards(p *exec.Cmd) (*shardLog, error) {
 		sc.Buffer(make([]byte, 64<<10), 4<<20)
 		for sc.Scan() {
 			var e logEntry
-			var lv struct {
-				Level string `json:"level"`
-			}
-			_ = json.Unmarshal(sc.Bytes(), &lv)
-			if json.Unmarshal(sc.Bytes(), &e) != nil || (lv.Level != "info" && lv.Level != "debug") {
+			if json.Unmarshal(sc.Bytes(), &e) != nil || e.Level != "info" && e.Level != "debug" {
 				fmt.Fprintln(os.Stderr, sc.Text())
 			}
 			l.note(e)
 		}
+		l.mu.Lock()
+		l.ended = true
+		l.mu.Unlock()
 	}()
 	return l, nil
 }
@@ -89,42 +90,42 @@ func (l *shardLog) note(e logEntry) {
 	defer l.mu.Unlock()
 	switch e.Msg {
 	case "index shards assigned":
-		l.gen, l.owned, l.serving = e.Generation, e.Shards, map[int]bool{}
+		l.owned, l.serving, l.fresh = e.Shards, map[int]bool{}, l.marked
 	case "shard serving":
 		l.serving[e.Shard] = true
 	case "shard opened":
-		if _, seen := l.opened[e.Shard]; !e.Standby && !seen && !l.mark.IsZero() {
+		if _, seen := l.opened[e.Shard]; l.marked && !e.Standby && !seen {
 			l.opened[e.Shard] = e
 		}
 	}
 }
 
-// state returns the shards of the latest assignment and whether all serve.
-func (l *shardLog) state() (owned []int, serving bool) {
+func (l *shardLog) mark() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.marked = true
+}
+
+// state returns the shards of the latest assignment, whether all of them
+// serve, and whether that assignment came after the mark.
+func (l *shardLog) state() (owned []int, serving, fresh bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	serving = true
 	for _, s := range l.owned {
-		if !l.serving[s] {
-			return l.owned, false
-		}
+		serving = serving && l.serving[s]
 	}
-	return l.owned, true
+	return l.owned, serving, l.fresh
 }
 
-func (l *shardLog) setMark(t time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.mark = t
-}
-
-// covered reports whether the shards the logs own and serve are all of 0…n-1,
-// each once.
-func covered(logs []*shardLog, n int) bool {
+// covered reports whether the logs' latest assignments — after their mark,
+// if fresh — are all of the shards 0…n-1, each once, and all serve.
+func covered(logs []*shardLog, n int, fresh bool) bool {
 	seen := make([]bool, n)
 	count := 0
 	for _, l := range logs {
-		owned, serving := l.state()
-		if !serving {
+		owned, serving, after := l.state()
+		if !serving || fresh && !after {
 			return false
 		}
 		for _, s := range owned {
@@ -138,62 +139,53 @@ func covered(logs []*shardLog, n int) bool {
 	return count == n
 }
 
-// killOne SIGKILLs the last instance once the fleet serves every shard, and
-// measures until the others serve all n shards between them.
-func killOne(ctx context.Context, procs []*exec.Cmd, logs []*shardLog, n int) (*failover, error) {
-	wait := func(logs []*shardLog, what string) error {
-		deadline := time.Now().Add(10 * time.Minute)
-		for !covered(logs, n) {
-			if time.Now().After(deadline) {
-				return fmt.Errorf("failover: %s: the instances did not serve all %d shards within 10 minutes", what, n)
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(5 * time.Millisecond):
+// waitCovered waits until covered(logs, n, fresh), for up to 10 minutes,
+// unless a log ends first.
+func waitCovered(ctx context.Context, logs []*shardLog, n int, fresh bool) error {
+	deadline := time.Now().Add(10 * time.Minute)
+	for !covered(logs, n, fresh) {
+		for i, l := range logs {
+			l.mu.Lock()
+			ended := l.ended
+			l.mu.Unlock()
+			if ended {
+				return fmt.Errorf("instance %d exited before all %d shards served", i, n)
 			}
 		}
-		return nil
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the instances did not serve all %d shards within 10 minutes", n)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(5 * time.Millisecond):
+		}
 	}
-	if err := wait(logs, "before the kill"); err != nil {
-		return nil, err
+	return nil
+}
+
+// killOne SIGKILLs the last instance once the fleet serves every shard and
+// is idle, and measures until the others serve all n shards between them in
+// a generation of the index group that came after the kill.
+func killOne(ctx context.Context, procs []*exec.Cmd, logs []*shardLog, n int) (*failover, error) {
+	if err := waitCovered(ctx, logs, n, false); err != nil {
+		return nil, fmt.Errorf("failover, before the kill: %w", err)
 	}
 	k := len(procs) - 1
-	f := &failover{killed: k}
-	f.settled = settle(ctx, procs)
-	f.shards, _ = logs[k].state()
-	f.shards = slices.Clone(f.shards)
+	f := &failover{killed: k, settled: settle(ctx, procs)}
+	owned, _, _ := logs[k].state()
+	f.shards = slices.Clone(owned)
 	survivors := logs[:k]
-	start := time.Now()
 	for _, l := range survivors {
-		l.setMark(start)
+		l.mark()
 	}
+	start := time.Now()
 	if err := procs[k].Process.Kill(); err != nil {
 		return nil, err
 	}
 	_ = procs[k].Wait()
-	// the survivors still serve the old assignment until the group notices
-	// the loss, so wait for one that gives them the victim's shards
-	for {
-		ok := true
-		for _, s := range f.shards {
-			mine := false
-			for _, l := range survivors {
-				owned, _ := l.state()
-				mine = mine || slices.Contains(owned, s)
-			}
-			ok = ok && mine
-		}
-		if ok {
-			break
-		}
-		if time.Since(start) > 10*time.Minute {
-			return nil, fmt.Errorf("failover: the shards %v of the killed instance were not reassigned within 10 minutes", f.shards)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := wait(survivors, "after the kill"); err != nil {
-		return nil, err
+	if err := waitCovered(ctx, survivors, n, true); err != nil {
+		return nil, fmt.Errorf("failover, after the kill: %w", err)
 	}
 	f.took = time.Since(start)
 	for _, s := range f.shards {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"cmp"
 	"context"
 	"errors"
@@ -114,9 +113,7 @@ func rebuildTime(ctx context.Context, exe, addr, group, dir string, o benchOptio
 	one := o
 	one.instances = 1
 	p := fleetProcess(exe, addr, group, dir, 0, one)
-	p.Env = append(p.Env, "DEDUPSTREAM_LOG_LEVEL=info")
-	p.Stderr = nil
-	logs, err := p.StderrPipe()
+	l, err := watchShards(p)
 	if err != nil {
 		return 0, err
 	}
@@ -125,16 +122,10 @@ func rebuildTime(ctx context.Context, exe, addr, group, dir string, o benchOptio
 		return 0, err
 	}
 	defer stopFleetProcess(p) //nolint:errcheck // measured already
-	serving := 0
-	sc := bufio.NewScanner(logs)
-	for sc.Scan() {
-		if strings.Contains(sc.Text(), `"msg":"shard serving"`) {
-			if serving++; serving == o.shards {
-				return time.Since(start), nil
-			}
-		}
+	if err := waitCovered(ctx, []*shardLog{l}, o.shards, false); err != nil {
+		return 0, fmt.Errorf("rebuilding instance: %w", err)
 	}
-	return 0, fmt.Errorf("rebuilding instance stopped after %d of %d shards serving: %v", serving, o.shards, sc.Err())
+	return time.Since(start), nil
 }
 
 // fleetProcess is instance i's "dedupstream run". It takes the bench's

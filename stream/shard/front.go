@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -167,10 +166,11 @@ func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error)
 	}
 	f.register(a)
 	msgs, n := a.probes(nil)
-	if err := f.send(ctx, msgs, n); err != nil {
+	if err := f.send(ctx, msgs); err != nil {
 		f.forget(a)
 		return nil, err
 	}
+	f.m.probes.Add(float64(n))
 	return a, nil
 }
 
@@ -210,7 +210,7 @@ func (f *Front) forget(a *asked) {
 // shard stores the earlier of two near-copies in one batch first and the
 // later one finds it.
 func (a *asked) probes(missing func(w *waiting, r int) bool) ([]kafka.Message, int) {
-	packs := make(map[int]*packer)
+	packs := newPackers(wireVersion, kindProbes)
 	n := 0
 	for _, w := range a.inOrder() {
 		for r, rt := range w.routes {
@@ -225,27 +225,11 @@ func (a *asked) probes(missing func(w *waiting, r int) bool) ([]kafka.Message, i
 					p.doc.Sketch = w.compactSketch(a.f.compact)
 				}
 			}
-			pk := packs[rt.shard]
-			if pk == nil {
-				pk = newPacker(wireVersion, kindProbes)
-				packs[rt.shard] = pk
-			}
-			pk.add(func(dst []byte) []byte { return appendProbeBody(dst, &p) })
+			packs.add(rt.shard, func(dst []byte) []byte { return appendProbeBody(dst, &p) })
 			n++
 		}
 	}
-	return packed(a.f.probes, packs), n
-}
-
-// packed is the records of packers by partition, partitions in order.
-func packed(topic string, packs map[int]*packer) []kafka.Message {
-	var msgs []kafka.Message
-	for _, part := range slices.Sorted(maps.Keys(packs)) {
-		for _, v := range packs[part].records() {
-			msgs = append(msgs, kafka.Message{Topic: topic, Partition: part, Value: v})
-		}
-	}
-	return msgs
+	return packs.messages(a.f.probes), n
 }
 
 // compactSketch returns the compact form of the document's sketch, or the
@@ -276,16 +260,14 @@ func (a *asked) inOrder() []*waiting {
 }
 
 // send writes records to the probe topic and waits for the acknowledgement,
-// retrying with backoff until written or ctx ends; n is the probes or finals
-// they hold.
-func (f *Front) send(ctx context.Context, msgs []kafka.Message, n int) error {
+// retrying with backoff until written or ctx ends.
+func (f *Front) send(ctx context.Context, msgs []kafka.Message) error {
 	err := writeAll(ctx, f.writer, msgs, func(err error) {
 		f.log.Warn("write to the probe topic failed, retrying", zap.Int("records", len(msgs)), zap.Error(err))
 	})
 	if err != nil {
 		return fmt.Errorf("probes abandoned at shutdown; the batch will be replayed: %w", err)
 	}
-	f.m.probes.Add(float64(n))
 	return nil
 }
 
@@ -352,15 +334,19 @@ func (a *asked) resend(ctx context.Context) error {
 	a.f.mu.Unlock()
 	a.f.log.Warn("shards have not answered in index.answer_timeout; sending the probes again",
 		zap.Int("probes", n), zap.Duration("answer_timeout", a.f.cfg.AnswerTimeout))
+	if err := a.f.send(ctx, msgs); err != nil {
+		return err
+	}
+	a.f.m.probes.Add(float64(n))
 	a.f.m.resent.Add(float64(n))
-	return a.f.send(ctx, msgs, n)
+	return nil
 }
 
 // Settle implements stream.Asked: a final record to every shard whose answer
 // differs from the joined decision, so that its stored record carries the
 // document's real verdict and cluster.
 func (a *asked) Settle(ctx context.Context) error {
-	packs := make(map[int]*packer)
+	packs := newPackers(wireVersion, kindFinals)
 	n := 0
 	for i, w := range a.waits {
 		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
@@ -369,17 +355,12 @@ func (a *asked) Settle(ctx context.Context) error {
 			if sameDecision(&w.answers[r], &fin.dec) {
 				continue
 			}
-			pk := packs[rt.shard]
-			if pk == nil {
-				pk = newPacker(wireVersion, kindFinals)
-				packs[rt.shard] = pk
-			}
-			pk.add(func(dst []byte) []byte { return appendFinalBody(dst, &fin) })
+			packs.add(rt.shard, func(dst []byte) []byte { return appendFinalBody(dst, &fin) })
 			n++
 		}
 	}
 	a.f.m.finals.Add(float64(n))
-	return a.f.send(ctx, packed(a.f.probes, packs), 0)
+	return a.f.send(ctx, packs.messages(a.f.probes))
 }
 
 // sameDecision reports whether a shard's stored answer already says what the

@@ -14,7 +14,7 @@ type frontMetrics struct {
 func newFrontMetrics(reg prometheus.Registerer) *frontMetrics {
 	m := &frontMetrics{
 		probes: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_probes_total",
-			Help: "Probe records written to the probe topic (one per document and shard asked), resent ones included."}),
+			Help: "Probes written to the probe topic (one per document and shard asked, many to a record), resent ones included; finals are counted apart."}),
 		finals: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_finals_total",
 			Help: "Final records written: joined verdicts for shards whose answer differed."}),
 		resent: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_probes_resent_total",

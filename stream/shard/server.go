@@ -121,18 +121,13 @@ func (s *Server) store(id int, o state.Options) (st *state.Store, kept bool, err
 // them for a nil keep), noting each one's position beside it.
 func (s *Server) release(keep func(id int) bool) {
 	s.mu.Lock()
-	var closing []int
-	for id := range s.held {
-		if keep == nil || !keep(id) {
-			closing = append(closing, id)
-		}
+	closing := maps.Clone(s.held)
+	maps.DeleteFunc(closing, func(id int, _ *state.Store) bool { return keep != nil && keep(id) })
+	for id := range closing {
+		delete(s.held, id)
 	}
 	s.mu.Unlock()
-	for _, id := range closing {
-		s.mu.Lock()
-		st := s.held[id]
-		delete(s.held, id)
-		s.mu.Unlock()
+	for id, st := range closing {
 		s.local.save(s.o.State.Dir, id)
 		if err := st.Close(); err != nil {
 			s.o.Logger.Warn("closing a shard store", zap.Int("shard", id), zap.Error(err))
@@ -470,22 +465,17 @@ func (r *shardRun) decide(run []probeAt, next int64) ([]kafka.Message, int, erro
 	if err := r.store.Apply(dec.Stage, next); err != nil {
 		return nil, 0, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
 	}
-	packs := make(map[int]*packer) // by answer partition
+	packs := newPackers(answerBatchVersion) // by answer partition
 	n := 0
 	for i := range run {
 		if run[i].offset < r.answer {
 			continue
 		}
 		a := answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: dec.Decisions[i]}
-		pk := packs[run[i].reply]
-		if pk == nil {
-			pk = newPacker(answerBatchVersion)
-			packs[run[i].reply] = pk
-		}
-		pk.add(func(dst []byte) []byte { return appendAnswerBody(dst, &a) })
+		packs.add(run[i].reply, func(dst []byte) []byte { return appendAnswerBody(dst, &a) })
 		n++
 	}
-	return packed(AnswersTopic(r.s.o.Kafka.Group), packs), n, nil
+	return packs.messages(AnswersTopic(r.s.o.Kafka.Group)), n, nil
 }
 
 // applyFinal rewrites a stored document's verdict fields with the decision

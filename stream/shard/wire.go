@@ -4,8 +4,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"time"
+
+	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
@@ -103,6 +107,36 @@ func (p *packer) close() {
 func (p *packer) records() [][]byte {
 	p.close()
 	return p.recs
+}
+
+// packers pack entries into batch records by partition, one packer each.
+type packers struct {
+	head []byte
+	by   map[int]*packer
+}
+
+func newPackers(head ...byte) *packers { return &packers{head: head, by: make(map[int]*packer)} }
+
+// add appends one entry, encoded by body, to partition part's records.
+func (ps *packers) add(part int, body func(dst []byte) []byte) {
+	p := ps.by[part]
+	if p == nil {
+		p = newPacker(ps.head...)
+		ps.by[part] = p
+	}
+	p.add(body)
+}
+
+// messages returns the records packed as messages to topic, partitions in
+// order.
+func (ps *packers) messages(topic string) []kafka.Message {
+	var msgs []kafka.Message
+	for _, part := range slices.Sorted(maps.Keys(ps.by)) {
+		for _, v := range ps.by[part].records() {
+			msgs = append(msgs, kafka.Message{Topic: topic, Partition: part, Value: v})
+		}
+	}
+	return msgs
 }
 
 func appendProbeBody(dst []byte, p *probe) []byte {
