@@ -19,9 +19,7 @@ func TestStateGauges(t *testing.T) {
 		n := docs.Add(1)
 		return state.Stats{Docs: uint64(n), LSMBytes: 10 * n, VLogBytes: 20 * n, FilterBytes: 30 * n}
 	}
-	reg := prometheus.NewRegistry()
-	g := StartStateGauges(reg, stats, time.Millisecond, func() { ticks.Add(1) })
-	f := func(want int64) {
+	f := func(reg *prometheus.Registry, want int64) {
 		t.Helper()
 		got := samples(t, reg)
 		for series, v := range map[string]int64{"dedupstream_state_documents": want, "dedupstream_state_bytes{kind=lsm}": 10 * want,
@@ -31,7 +29,15 @@ func TestStateGauges(t *testing.T) {
 			}
 		}
 	}
-	f(1) // sampled before StartStateGauges returns
+	// Sampled before StartStateGauges returns (an interval no tick comes
+	// in, so that the check does not race the first tick).
+	reg := prometheus.NewRegistry()
+	StartStateGauges(reg, stats, time.Hour, func() {}).Close()
+	f(reg, 1)
+
+	docs.Store(0)
+	reg = prometheus.NewRegistry()
+	g := StartStateGauges(reg, stats, time.Millisecond, func() { ticks.Add(1) })
 	for deadline := time.Now().Add(10 * time.Second); ticks.Load() < 3; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d ticks in 10s", ticks.Load())
@@ -39,7 +45,7 @@ func TestStateGauges(t *testing.T) {
 	}
 	g.Close()
 	n, tk := docs.Load(), ticks.Load()
-	f(n)
+	f(reg, n)
 	time.Sleep(10 * time.Millisecond)
 	if docs.Load() != n || ticks.Load() != tk {
 		t.Errorf("sampled after Close: stats %d → %d, also %d → %d", n, docs.Load(), tk, ticks.Load())
