@@ -11,11 +11,14 @@ import (
 // Two documents' minima agree with probability R (their resemblance); their
 // low b bits also agree by chance with probability about 2^-b when the
 // minima differ, so the share P of agreeing positions estimates
-// R = (P − 2^-b) / (1 − 2^-b). At b = 16 the correction is 1.5·10⁻⁵ and the
-// estimate differs from the full signature's by the chance agreements alone
-// (TestCompactEstimates measures it on real text); the signature is half as
-// long.
-const CompactBits = 16
+// R = (P − 2^-b) / (1 − 2^-b) (compactChance: 2^-8 adjusted for the byte that
+// marks an empty position). At b = 8 a pair of 128 minima gains about
+// 128·(1 − R)/256 chance agreements (half a position for unrelated pages,
+// a tenth at R = 0.8), which the correction removes on average; the variance
+// it adds is a factor 1/(1 − 2^-8)² on the full signature's (Li and König,
+// Theorem 1), under 1% (TestCompactEstimates measures both on text). The
+// signature is a quarter of 32-bit minima and half of 16-bit ones.
+const CompactBits = 8
 
 // Compactor is a Method whose encoded sketches have a compact form that
 // Compare verifies: the sharded index stores that form with every copy of a
@@ -28,26 +31,19 @@ type Compactor interface {
 	Compact(dst, sketch []byte) ([]byte, error)
 }
 
-// CompactOf returns a Compactor for m's signatures — minhash and oph with
-// sketch.bits 32, whose sketches are n 32-bit minima — or false for every
-// other method (16-bit signatures are compact already) (and for
-// sketch.verify or sketch.contain, whose sketches are composites): those
-// are stored as they are. The Compactor's Compare takes two compact sketches,
-// and its Version names the compact form, so a store of full signatures is
-// not read as compact ones.
+// CompactOf returns a Compactor for m's signatures — minhash and oph, whose
+// sketches are n minima of 16 or 32 bits (sketch.bits) — or false for every
+// other method (and for sketch.verify or sketch.contain, whose sketches are
+// composites): those are stored as they are. The Compactor's Compare takes
+// two compact sketches, and its Version names the compact form, so a store
+// of other signatures is not read as compact ones.
 func CompactOf(m Method) (Compactor, bool) {
 	var p Params
 	switch m := m.(type) {
 	case *minHashMethod:
 		p = m.s.p
-		if m.codec.bits != 32 {
-			return nil, false // already as compact
-		}
 	case *ophMethod:
 		p = m.p
-		if m.codec.bits != 32 {
-			return nil, false
-		}
 	default:
 		return nil, false
 	}
@@ -64,31 +60,59 @@ type compactMethod struct {
 
 func (c *compactMethod) Version() string { return c.version }
 
+// compactEmpty is the compact form of an empty position (no minimum: a
+// minhash signature of a page without shingles). A minimum whose low byte is
+// 0xFF is kept as 0xFE instead, so 0xFF means empty alone.
+const compactEmpty = 0xFF
+
+// compactChance is the probability that two different minima agree in
+// compact form: the sum of the squared probabilities of the 255 non-empty
+// byte values, 0xFE taking the share of 0xFF too (254·(1/256)² + (2/256)²).
+const compactChance = 258.0 / 65536
+
 func (c *compactMethod) Compact(dst, sketch []byte) ([]byte, error) {
-	if len(sketch) == 2*c.n {
+	low := func(v uint32, empty bool) byte {
+		switch b := byte(v); {
+		case empty:
+			return compactEmpty
+		case b == compactEmpty:
+			return compactEmpty - 1
+		default:
+			return b
+		}
+	}
+	switch len(sketch) {
+	case c.n:
 		return append(dst, sketch...), nil
-	}
-	if len(sketch) != 4*c.n {
-		return dst, fmt.Errorf("%w: signature of %d bytes, want %d", ErrSketch, len(sketch), 4*c.n)
-	}
-	for i := 0; i < len(sketch); i += 4 {
-		dst = binary.LittleEndian.AppendUint16(dst, uint16(binary.LittleEndian.Uint32(sketch[i:])))
+	case 2 * c.n:
+		for i := 0; i < len(sketch); i += 2 {
+			v := binary.LittleEndian.Uint16(sketch[i:])
+			dst = append(dst, low(uint32(v), v == 0xFFFF))
+		}
+	case 4 * c.n:
+		for i := 0; i < len(sketch); i += 4 {
+			v := binary.LittleEndian.Uint32(sketch[i:])
+			dst = append(dst, low(v, v == math.MaxUint32))
+		}
+	default:
+		return dst, fmt.Errorf("%w: signature of %d bytes, want %d minima of 8, 16 or 32 bits", ErrSketch, len(sketch), c.n)
 	}
 	return dst, nil
 }
 
-// Compare estimates the resemblance of two compact signatures.
+// Compare estimates the resemblance of two compact signatures: the share of
+// positions where both hold the same byte, not empty, less the share
+// expected by chance.
 func (c *compactMethod) Compare(a, b []byte) (Estimate, error) {
-	if len(a) != 2*c.n || len(b) != 2*c.n {
-		return Estimate{Distance: -1}, fmt.Errorf("%w: compact signatures of %d and %d bytes, want %d", ErrSketch, len(a), len(b), 2*c.n)
+	if len(a) != c.n || len(b) != c.n {
+		return Estimate{Distance: -1}, fmt.Errorf("%w: compact signatures of %d and %d bytes, want %d", ErrSketch, len(a), len(b), c.n)
 	}
 	same := 0
-	for i := 0; i < len(a); i += 2 {
-		if binary.LittleEndian.Uint16(a[i:]) == binary.LittleEndian.Uint16(b[i:]) {
+	for i := range a {
+		if a[i] == b[i] && a[i] != compactEmpty {
 			same++
 		}
 	}
-	chance := math.Ldexp(1, -CompactBits)
-	r := max((float64(same)/float64(c.n)-chance)/(1-chance), 0)
+	r := max((float64(same)/float64(c.n)-compactChance)/(1-compactChance), 0)
 	return Estimate{Resemblance: r, Distance: -1, Near: r >= c.threshold}, nil
 }

@@ -16,7 +16,6 @@ import (
 	"github.com/dedupstream/dedupstream/offline/algo/cluster"
 	"github.com/dedupstream/dedupstream/offline/report"
 	"github.com/dedupstream/dedupstream/state"
-	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
 // cmdOfflineReport re-clusters a stopped filter's state at several thresholds
@@ -105,18 +104,22 @@ func openReclusterState(cfg Config, threshold float64) (*state.Store, lsh.Method
 }
 
 // notShardedRoot refuses the state directory of a sharded instance, which
-// holds its shards under shards/NNN and no documents of its own: offline
-// re-clustering reads one state, and a shard holds only the documents whose
-// keys it owns (each document in several shards).
+// holds its shards under shards/NNN and no documents of its own, and the
+// directory of one shard: offline re-clustering reads one state, a shard
+// holds only the documents whose keys it owns (each document in several
+// shards), and with minhash or oph it keeps their 8-bit compact signatures,
+// from which the index keys cannot be derived again.
 func notShardedRoot(dir string) error {
 	if dir == "" {
 		return nil
 	}
+	const collect = "collect the whole index from the probe log first, with the filter's configuration: " +
+		"'dedupstream state collect --config FILE --state NEWDIR', then re-cluster NEWDIR"
 	if fi, err := os.Stat(filepath.Join(dir, "shards")); err == nil && fi.IsDir() {
-		return fmt.Errorf("state %s is a sharded filter's (index.shards > 0), which holds only the shards it owned: "+
-			"collect the whole index from the probe log first, with the filter's configuration: "+
-			"'dedupstream state collect --config FILE --state NEWDIR', then re-cluster NEWDIR (or one shard, --state %s, for its documents only)",
-			dir, shard.ShardDir(dir, 0))
+		return fmt.Errorf("state %s is a sharded filter's (index.shards > 0), which holds only the shards it owned: %s", dir, collect)
+	}
+	if filepath.Base(filepath.Dir(filepath.Clean(dir))) == "shards" {
+		return fmt.Errorf("state %s is one shard of a sharded filter (index.shards > 0), which holds only the documents whose keys it owns: %s", dir, collect)
 	}
 	return nil
 }

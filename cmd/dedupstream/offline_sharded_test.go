@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,8 +10,8 @@ import (
 
 // TestOfflineRefusesShardedRoot checks that offline re-clustering of a
 // sharded instance's state directory (shards under shards/NNN, no documents
-// of its own) is refused with a message naming what to do, instead of
-// reporting an empty state.
+// of its own) or of one shard's is refused with a message naming what to
+// do, instead of reporting an empty state or a sketch mismatch.
 func TestOfflineRefusesShardedRoot(t *testing.T) {
 	dir := t.TempDir()
 	if err := os.MkdirAll(shard.ShardDir(dir, 0), 0o755); err != nil {
@@ -22,8 +21,13 @@ func TestOfflineRefusesShardedRoot(t *testing.T) {
 	cfg.State.Dir = dir
 	cfg.ensureDefaults()
 	_, _, err := openReclusterState(cfg, 0)
-	if err == nil || !strings.Contains(err.Error(), "sharded") || !strings.Contains(err.Error(), filepath.Join("shards", "000")) {
-		t.Fatalf("openReclusterState on a sharded root: %v, want a refusal naming a shard directory", err)
+	if err == nil || !strings.Contains(err.Error(), "sharded") || !strings.Contains(err.Error(), "state collect") {
+		t.Fatalf("openReclusterState on a sharded root: %v, want a refusal naming state collect", err)
+	}
+	cfg.State.Dir = shard.ShardDir(dir, 0)
+	_, _, err = openReclusterState(cfg, 0)
+	if err == nil || !strings.Contains(err.Error(), "one shard") || !strings.Contains(err.Error(), "state collect") {
+		t.Fatalf("openReclusterState on a shard: %v, want a refusal naming state collect", err)
 	}
 	cfg.State.Dir = t.TempDir() // a single-instance state opens
 	st, _, err := openReclusterState(cfg, 0)

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,14 +101,26 @@ func (s *Server) Stats() state.Stats {
 }
 
 // store returns shard id's store, held open from an earlier generation
-// (kept) or opened now with o.
-func (s *Server) store(id int, o state.Options) (st *state.Store, kept bool, err error) {
+// (kept) or opened now with o. A store that holds the same method's
+// sketches in another compact form (base is the method's own version; the
+// compact form's is base plus a suffix) was written by an earlier build: it
+// is deleted and rebuilt from the probe log, its source of truth.
+func (s *Server) store(id int, o state.Options, base string) (st *state.Store, kept bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, ok := s.held[id]; ok {
 		return st, true, nil
 	}
 	st, err = state.Open(o)
+	var mismatch *state.SketchMismatchError
+	if errors.As(err, &mismatch) && o.SketchVersion != base &&
+		(mismatch.Stored == base || strings.HasPrefix(mismatch.Stored, base+"-b")) {
+		s.o.Logger.Warn("shard store holds another compact form of the sketches; rebuilding it from the probe log",
+			zap.Int("shard", id), zap.String("stored", mismatch.Stored), zap.String("wanted", o.SketchVersion))
+		if err = os.RemoveAll(o.Dir); err == nil {
+			st, err = state.Open(o)
+		}
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -284,7 +298,7 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, id), true, true
 	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, 2
 	o.Logger = s.o.Logger.Named("shard" + r.label)
-	st, kept, err := s.store(id, o)
+	st, kept, err := s.store(id, o, s.o.Method.Version())
 	if err != nil {
 		return err
 	}

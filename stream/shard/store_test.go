@@ -1,0 +1,75 @@
+package shard
+
+import (
+	"errors"
+	"testing"
+
+	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/state"
+)
+
+// TestShardStoreOfAnotherCompactForm checks what a shard does with a store
+// an earlier build wrote: one holding the same method's sketches in another
+// form (the 16-bit signatures themselves, before shards stored 8-bit ones)
+// is deleted and opened empty, to be rebuilt from the probe log; one of
+// another sketch configuration is refused as for any state directory.
+func TestShardStoreOfAnotherCompactForm(t *testing.T) {
+	method := func(numPerm int) lsh.Method {
+		cfg := lsh.Config{Method: lsh.MethodOPH}
+		cfg.Params.NumPerm = numPerm
+		cfg.EnsureDefaults()
+		m, err := lsh.NewMethod(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	write := func(dir string, m lsh.Method) {
+		o := state.Options{Dir: dir}.ForMethod(m)
+		o.SetKeys, o.NoExactIndex = true, true
+		st, err := state.Open(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Apply([]state.Doc{{Seq: 1, ID: "a", Source: "in/0/0", ContentHash: 7, Bands: []uint64{1, 2}}}, 1); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := method(128)
+	c, ok := lsh.CompactOf(m)
+	if !ok {
+		t.Fatal("oph has no compact form")
+	}
+	open := func(dir string, base lsh.Method) (*state.Store, error) {
+		s := &Server{o: ServerOptions{Logger: zap.NewNop()}}
+		o := state.Options{Dir: dir}.ForMethod(c)
+		o.SetKeys, o.NoExactIndex = true, true
+		st, _, err := s.store(0, o, base.Version())
+		return st, err
+	}
+
+	old := t.TempDir()
+	write(old, m) // the shard store of a build that stored the signatures as they are
+	st, err := open(old, m)
+	if err != nil {
+		t.Fatalf("opening a shard store of the 16-bit form: %v, want it deleted and opened afresh", err)
+	}
+	if _, ok, _ := st.Applied(); ok || st.Stats().Docs != 0 {
+		t.Errorf("the reopened store still holds its documents (docs %d)", st.Stats().Docs)
+	}
+	if st.SketchVersion() != c.Version() {
+		t.Errorf("sketch version %q, want %q", st.SketchVersion(), c.Version())
+	}
+	st.Close()
+
+	other := t.TempDir()
+	write(other, method(64)) // another configuration: not ours to delete
+	if _, err := open(other, m); !errors.As(err, new(*state.SketchMismatchError)) {
+		t.Errorf("opening a shard store of another sketch configuration: %v, want the mismatch refused", err)
+	}
+}
