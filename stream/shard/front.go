@@ -19,8 +19,10 @@ import (
 
 // Front is the sharded index as a pipeline sees it (stream.Sharded): it sends
 // each document's probes to the shards that own its keys and joins their
-// answers. It owns one answer reader per input partition it has asked for,
-// started on first use and stopped by Close.
+// answers. It owns one answer reader per input partition it asks for,
+// started on first use, stopped once the partition has had no document in
+// flight for answerReaderIdle (its input moved to another instance, or went
+// quiet), and stopped by Close.
 type Front struct {
 	cfg     Config
 	top     Topology
@@ -35,11 +37,24 @@ type Front struct {
 
 	mu      sync.Mutex
 	pending map[docKey][]*waiting // a record fetched again after a rebalance can be in flight twice
-	readers map[int]*kafka.Reader
+	readers map[int]*answerReader
 	ctx     context.Context // the readers'
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
 }
+
+// answerReader is the reader of one answer partition and when the front
+// last asked for it.
+type answerReader struct {
+	stop context.CancelFunc
+	used time.Time
+}
+
+// answerReaderIdle is how long an answer reader runs with no document of its
+// partition in flight before it stops. An instance that lost an input
+// partition in a rebalance would otherwise read, and ignore, the answers to
+// the partition's new owner for as long as it runs.
+const answerReaderIdle = 10 * time.Second
 
 // FrontOptions are what a Front needs besides its Config and Topology.
 type FrontOptions struct {
@@ -66,7 +81,7 @@ func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
 	if o.Method != nil {
 		compact, _ = lsh.CompactOf(o.Method)
 	}
-	return &Front{
+	f := &Front{
 		compact: compact,
 		cfg:     cfg, top: top, probes: ProbesTopic(g), answer: AnswersTopic(g), log: o.Logger,
 		writer: newPartitionWriter(o.Kafka, o.Security),
@@ -78,8 +93,50 @@ func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
 		},
 		m:       newFrontMetrics(o.Registry),
 		pending: make(map[docKey][]*waiting),
-		readers: make(map[int]*kafka.Reader),
+		readers: make(map[int]*answerReader),
 		ctx:     ctx, stop: stop,
+	}
+	f.stopIdle()
+	return f
+}
+
+// stopIdle runs the goroutine that stops idle answer readers, until Close.
+func (f *Front) stopIdle() {
+	f.wg.Add(1)
+	go func() {
+		defer f.wg.Done()
+		t := time.NewTicker(answerReaderIdle / 2)
+		defer t.Stop()
+		for {
+			select {
+			case <-f.ctx.Done():
+				return
+			case now := <-t.C:
+				f.stopIdleReaders(now)
+			}
+		}
+	}()
+}
+
+// stopIdleReaders stops the answer readers not asked for since
+// answerReaderIdle before now and with no document in flight. Both checks
+// hold f.mu, as readAnswers does when it finds a reader running, so a batch
+// never goes out counting on a reader that is being stopped.
+func (f *Front) stopIdleReaders(now time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	busy := make(map[int]bool)
+	for _, ws := range f.pending {
+		for _, w := range ws {
+			busy[w.reply] = true
+		}
+	}
+	for p, r := range f.readers {
+		if now.Sub(r.used) >= answerReaderIdle && !busy[p] {
+			r.stop()
+			delete(f.readers, p)
+			f.log.Debug("answer reader stopped: no document of its partition in flight", zap.Int("partition", p))
+		}
 	}
 }
 
@@ -101,18 +158,12 @@ func (toPartition) Balance(m kafka.Message, _ ...int) int { return m.Partition }
 // waiting fail.
 func (f *Front) Close() error {
 	f.stop()
-	f.wg.Wait()
-	f.mu.Lock()
-	var errs []error
-	for _, r := range f.readers {
-		errs = append(errs, r.Close())
-	}
-	f.mu.Unlock()
-	errs = append(errs, f.writer.Close())
+	f.wg.Wait() // each reader's loop closes it
+	err := f.writer.Close()
 	if t, ok := f.client.Transport.(*kafka.Transport); ok {
 		t.CloseIdleConnections()
 	}
-	return errors.Join(errs...)
+	return err
 }
 
 // docKey names a document in flight: its input position and content hash,
@@ -401,11 +452,12 @@ func join(doc *state.Doc, answers []stream.Decision) stream.Decision {
 // was sent, so every answer to this front's probes is read.
 func (f *Front) readAnswers(ctx context.Context, p int) error {
 	f.mu.Lock()
-	_, ok := f.readers[p]
-	f.mu.Unlock()
-	if ok {
+	if r, ok := f.readers[p]; ok {
+		r.used = time.Now()
+		f.mu.Unlock()
 		return nil
 	}
+	f.mu.Unlock()
 	resp, err := f.client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{f.answer: {kafka.LastOffsetOf(p)}}})
 	if err != nil {
 		return fmt.Errorf("read the end of %s partition %d: %w", f.answer, p, err)
@@ -425,22 +477,29 @@ func (f *Front) readAnswers(ctx context.Context, p int) error {
 	if err := r.SetOffset(end); err != nil {
 		return errors.Join(err, r.Close())
 	}
+	ctx, stop := context.WithCancel(f.ctx)
 	f.mu.Lock()
-	f.readers[p] = r
+	f.readers[p] = &answerReader{stop: stop, used: time.Now()}
 	f.mu.Unlock()
 	f.wg.Add(1)
 	go func() {
 		defer f.wg.Done()
-		f.readLoop(r, p)
+		f.readLoop(ctx, r, p)
 	}()
 	return nil
 }
 
-// readLoop delivers the answers of one partition until the front closes.
-func (f *Front) readLoop(r *kafka.Reader, p int) {
+// readLoop delivers the answers of one partition until ctx ends (the reader
+// stopped, or the front closed), then closes the reader.
+func (f *Front) readLoop(ctx context.Context, r *kafka.Reader, p int) {
+	defer func() {
+		if err := r.Close(); err != nil {
+			f.log.Warn("closing an answer reader", zap.Int("partition", p), zap.Error(err))
+		}
+	}()
 	for {
-		m, err := r.ReadMessage(f.ctx)
-		if f.ctx.Err() != nil {
+		m, err := r.ReadMessage(ctx)
+		if ctx.Err() != nil {
 			return
 		}
 		if err != nil {
