@@ -167,7 +167,7 @@ func waitCovered(ctx context.Context, logs []*shardLog, n int, fresh bool) error
 // killOne SIGKILLs the last instance once the fleet serves every shard and
 // is idle, and measures until the others serve all n shards between them in
 // a generation of the index group that came after the kill.
-func killOne(ctx context.Context, procs []*exec.Cmd, logs []*shardLog, n int) (*failover, error) {
+func killOne(ctx context.Context, procs []*fleetProc, logs []*shardLog, n int) (*failover, error) {
 	if err := waitCovered(ctx, logs, n, false); err != nil {
 		return nil, fmt.Errorf("failover, before the kill: %w", err)
 	}
@@ -183,7 +183,7 @@ func killOne(ctx context.Context, procs []*exec.Cmd, logs []*shardLog, n int) (*
 	if err := procs[k].Process.Kill(); err != nil {
 		return nil, err
 	}
-	_ = procs[k].Wait()
+	<-procs[k].done
 	if err := waitCovered(ctx, survivors, n, true); err != nil {
 		return nil, fmt.Errorf("failover, after the kill: %w", err)
 	}
@@ -208,7 +208,7 @@ func killOne(ctx context.Context, procs []*exec.Cmd, logs []*shardLog, n int) (*
 // settle waits until every instance is idle — together under a tenth of a
 // core over a second, so standbys have caught up with the probe log — and
 // returns how long that took (0 where /proc cannot tell).
-func settle(ctx context.Context, procs []*exec.Cmd) time.Duration {
+func settle(ctx context.Context, procs []*fleetProc) time.Duration {
 	start := time.Now()
 	total := func() (time.Duration, bool) {
 		var sum time.Duration

@@ -52,11 +52,11 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun,
 	group := "bench-fleet-" + strconv.FormatInt(time.Now().UnixNano(), 36)
 	r := &fleetRun{instances: o.instances, shards: o.shards, pin: o.pin}
 	start := time.Now()
-	var procs []*exec.Cmd
+	var procs []*fleetProc
 	defer func() {
 		for _, p := range procs {
 			_ = p.Process.Kill()
-			_ = p.Wait()
+			<-p.done
 		}
 	}()
 	var logs []*shardLog // with o.failover: what each instance says of its shards
@@ -69,10 +69,11 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun,
 			}
 			logs = append(logs, l)
 		}
-		if err := p.Start(); err != nil {
+		fp, err := startFleetProcess(p)
+		if err != nil {
 			return nil, fmt.Errorf("start instance %d: %w", i, err)
 		}
-		procs = append(procs, p)
+		procs = append(procs, fp)
 	}
 	if err := waitCommitted(ctx, cl, group, procs); err != nil {
 		return nil, err
@@ -118,10 +119,11 @@ func rebuildTime(ctx context.Context, exe, addr, group, dir string, o benchOptio
 		return 0, err
 	}
 	start := time.Now()
-	if err := p.Start(); err != nil {
+	fp, err := startFleetProcess(p)
+	if err != nil {
 		return 0, err
 	}
-	defer stopFleetProcess(p) //nolint:errcheck // measured already
+	defer stopFleetProcess(fp) //nolint:errcheck // measured already
 	if err := waitCovered(ctx, []*shardLog{l}, o.shards, false); err != nil {
 		return 0, fmt.Errorf("rebuilding instance: %w", err)
 	}
@@ -161,16 +163,44 @@ func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd
 	return p
 }
 
+// fleetProc is a started instance; done is closed once it has exited and
+// its ProcessState is set (one goroutine waits for it).
+type fleetProc struct {
+	*exec.Cmd
+	done chan struct{}
+}
+
+func startFleetProcess(p *exec.Cmd) (*fleetProc, error) {
+	if err := p.Start(); err != nil {
+		return nil, err
+	}
+	fp := &fleetProc{Cmd: p, done: make(chan struct{})}
+	go func() {
+		_ = p.Wait() // the exit status is in ProcessState
+		close(fp.done)
+	}()
+	return fp, nil
+}
+
+func (p *fleetProc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // waitCommitted waits until group has committed the whole bench input, or an
 // instance exits first.
-func waitCommitted(ctx context.Context, cl bench.Cluster, group string, procs []*exec.Cmd) error {
+func waitCommitted(ctx context.Context, cl bench.Cluster, group string, procs []*fleetProc) error {
 	for {
 		lag, err := embedded.GroupLagWith(ctx, cl.Transport(), cl.Addr, group, "bench")
 		if err == nil && lag == 0 {
 			return nil
 		}
 		for i, p := range procs {
-			if p.ProcessState != nil {
+			if p.exited() {
 				return fmt.Errorf("instance %d exited: %v", i, p.ProcessState)
 			}
 		}
@@ -185,11 +215,11 @@ func waitCommitted(ctx context.Context, cl bench.Cluster, group string, procs []
 // stopFleet stops every instance still running at once: stopped one after
 // the other, the last ones would take over the shards of those gone and
 // rebuild them from the log, work the measurement would count.
-func stopFleet(procs []*exec.Cmd) error {
+func stopFleet(procs []*fleetProc) error {
 	errs := make([]error, len(procs))
 	var wg sync.WaitGroup
 	for i, p := range procs {
-		if p.ProcessState != nil { // killed by the failover measurement
+		if p.exited() { // killed by the failover measurement
 			continue
 		}
 		wg.Add(1)
@@ -204,19 +234,21 @@ func stopFleet(procs []*exec.Cmd) error {
 	return errors.Join(errs...)
 }
 
-func stopFleetProcess(p *exec.Cmd) error {
+func stopFleetProcess(p *fleetProc) error {
 	if err := p.Process.Signal(bench.StopSignal()); err != nil {
 		return err
 	}
-	done := make(chan error, 1)
-	go func() { done <- p.Wait() }()
 	select {
-	case err := <-done:
-		return err
+	case <-p.done:
 	case <-time.After(time.Minute):
 		_ = p.Process.Kill()
-		return errors.Join(errors.New("did not stop within a minute of SIGTERM"), <-done)
+		<-p.done
+		return errors.New("did not stop within a minute of SIGTERM")
 	}
+	if !p.ProcessState.Success() {
+		return fmt.Errorf("exited: %v", p.ProcessState)
+	}
+	return nil
 }
 
 func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {

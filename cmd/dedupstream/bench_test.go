@@ -2,15 +2,22 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
+	"github.com/dedupstream/dedupstream/stream/bench"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // TestBenchCommand runs dedupstream bench, both modes, on a small corpus of
@@ -151,5 +158,28 @@ func TestBenchFleet(t *testing.T) {
 	}
 	if warm, rebuilt := mustFloat(t, m[1]), mustFloat(t, m[2]); warm < 1 || warm+rebuilt != 2 {
 		t.Errorf("%s: want the killed instance's 2 shards reopened, at least one warm from the standby", m[0][1:])
+	}
+}
+
+// TestWaitCommittedSeesAnExit checks that the fleet bench stops waiting for
+// the group's commits as soon as an instance exits, instead of waiting until
+// its deadline for a group that will not commit.
+func TestWaitCommittedSeesAnExit(t *testing.T) {
+	b, err := embedded.Start(embedded.Options{Topics: []string{"bench"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	streamtest.Produce(t, b.Addr(), "bench", kafka.Message{Value: []byte("{}")})
+	p, err := startFleetProcess(exec.Command("sh", "-c", "exit 3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	err = waitCommitted(ctx, bench.Cluster{Addr: b.Addr()}, "nobody", []*fleetProc{p})
+	if err == nil || !strings.Contains(err.Error(), "instance 0 exited") || time.Since(start) > 30*time.Second {
+		t.Fatalf("waitCommitted with an instance gone: %v after %v, want its exit reported at once", err, time.Since(start))
 	}
 }
