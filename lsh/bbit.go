@@ -14,10 +14,11 @@ import (
 // R = (P − 2^-b) / (1 − 2^-b) (compactChance: 2^-8 adjusted for the byte that
 // marks an empty position). At b = 8 a pair of 128 minima gains about
 // 128·(1 − R)/256 chance agreements (half a position for unrelated pages,
-// a tenth at R = 0.8), which the correction removes on average; the variance
-// it adds is a factor 1/(1 − 2^-8)² on the full signature's (Li and König,
-// Theorem 1), under 1% (TestCompactEstimates measures both on text). The
-// signature is a quarter of 32-bit minima and half of 16-bit ones.
+// a tenth at R = 0.8), which the correction removes on average. The
+// estimate's variance is P(1 − P) / (k (1 − C)²) for k minima and chance
+// agreement C, against R(1 − R) / k for whole minima (Li and König): at C ≈
+// 2^-8 a few per cent more (TestCompactEstimates measures the difference on
+// text). The signature is a quarter of 32-bit minima and half of 16-bit ones.
 const CompactBits = 8
 
 // Compactor is a Method whose encoded sketches have a compact form that
