@@ -17,8 +17,8 @@ import (
 // a tenth at R = 0.8), which the correction removes on average. The
 // estimate's variance is P(1 − P) / (k (1 − C)²) for k minima and chance
 // agreement C, against R(1 − R) / k for whole minima (Li and König): at C ≈
-// 2^-8 a few per cent more (TestCompactEstimates measures the difference on
-// text). The signature is a quarter of 32-bit minima and half of 16-bit ones.
+// 2^-8 and R = 0.8, under one per cent more (TestCompactEstimates measures
+// the difference on text). The signature is a quarter of 32-bit minima and half of 16-bit ones.
 const CompactBits = 8
 
 // Compactor is a Method whose encoded sketches have a compact form that
