@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -79,7 +80,23 @@ func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg
 	if err := createTopics(ctx, c, create, replication); err != nil {
 		return top, err
 	}
-	return top, checkRetention(ctx, c, ProbesTopic(group), top.ProbesRetention)
+	return top, checkRetention(ctx, c, []retentionNeed{
+		{ProbesTopic(group), top.ProbesRetention, "a shard rebuilt from it needs %s (state.ttl plus a day, or forever without a TTL)"},
+		{AnswersTopic(group), minAnswersRetention, "a front must find its answers there: at least %s"},
+	})
+}
+
+// minAnswersRetention is the least retention of an existing answer topic (as
+// index.answers_retention's least value): answers are read within
+// milliseconds, but one deleted first leaves its document waiting for a resend.
+const minAnswersRetention = time.Minute
+
+// retentionNeed is how long topic must keep records, and why (a format with
+// one %s, the need).
+type retentionNeed struct {
+	topic string
+	need  time.Duration // negative: forever
+	why   string
 }
 
 func topicConfig(name string, partitions int, retention time.Duration) kafka.TopicConfig {
@@ -113,19 +130,29 @@ func createTopics(ctx context.Context, c *kafka.Client, topics []kafka.TopicConf
 	return nil
 }
 
-// checkRetention refuses a probe log whose retention is shorter than need
-// (negative: forever): its shards would be rebuilt without documents the
-// state still holds.
-func checkRetention(ctx context.Context, c *kafka.Client, topic string, need time.Duration) error {
-	resp, err := c.DescribeConfigs(ctx, &kafka.DescribeConfigsRequest{Resources: []kafka.DescribeConfigRequestResource{{
-		ResourceType: kafka.ResourceTypeTopic, ResourceName: topic, ConfigNames: []string{"retention.ms"},
-	}}})
+// checkRetention refuses topics whose retention is shorter than they need —
+// a probe log that would rebuild shards without documents the state still
+// holds, an answer topic that could drop answers before they are read — in
+// one DescribeConfigs request.
+func checkRetention(ctx context.Context, c *kafka.Client, needs []retentionNeed) error {
+	req := &kafka.DescribeConfigsRequest{}
+	for _, n := range needs {
+		req.Resources = append(req.Resources, kafka.DescribeConfigRequestResource{
+			ResourceType: kafka.ResourceTypeTopic, ResourceName: n.topic, ConfigNames: []string{"retention.ms"},
+		})
+	}
+	resp, err := c.DescribeConfigs(ctx, req)
 	if err != nil {
-		return fmt.Errorf("read the retention of %s: %w", topic, err)
+		return fmt.Errorf("read the retention of the internal topics: %w", err)
 	}
 	for _, r := range resp.Resources {
+		i := slices.IndexFunc(needs, func(n retentionNeed) bool { return n.topic == r.ResourceName })
+		if i < 0 {
+			continue
+		}
+		n := needs[i]
 		if r.Error != nil {
-			return fmt.Errorf("read the retention of %s: %w", topic, r.Error)
+			return fmt.Errorf("read the retention of %s: %w", n.topic, r.Error)
 		}
 		for _, e := range r.ConfigEntries {
 			if e.ConfigName != "retention.ms" {
@@ -133,12 +160,12 @@ func checkRetention(ctx context.Context, c *kafka.Client, topic string, need tim
 			}
 			ms, err := strconv.ParseInt(e.ConfigValue, 10, 64)
 			if err != nil {
-				return fmt.Errorf("topic %s: retention.ms %q: %w", topic, e.ConfigValue, err)
+				return fmt.Errorf("topic %s: retention.ms %q: %w", n.topic, e.ConfigValue, err)
 			}
-			if !covers(ms, need) {
-				return fmt.Errorf("topic %s keeps records for %s, but a shard rebuilt from it needs %s (state.ttl plus a day, or forever without a TTL): "+
-					"raise its retention.ms (e.g. kafka-configs --alter --add-config retention.ms=%d)", topic,
-					retentionString(ms), retentionString(need.Milliseconds()), max(need.Milliseconds(), -1))
+			if !covers(ms, n.need) {
+				return fmt.Errorf("topic %s keeps records for %s, but "+n.why+": "+
+					"raise its retention.ms (e.g. kafka-configs --alter --add-config retention.ms=%d)", n.topic,
+					retentionString(ms), retentionString(n.need.Milliseconds()), max(n.need.Milliseconds(), -1))
 			}
 		}
 	}

@@ -13,8 +13,9 @@ import (
 
 // TestEnsureTopicsRefuses checks the start-up checks of the internal topics on
 // the embedded broker: created with S and the input's partitions; accepted
-// again as they are; refused with another index.shards, and refused when the
-// probe log keeps records for less than the state's TTL needs.
+// again as they are; refused with another index.shards, when the probe log
+// keeps records for less than the state's TTL needs, and when an answer topic
+// made by hand keeps them for less than a minute.
 func TestEnsureTopicsRefuses(t *testing.T) {
 	b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, Partitions: 3})
 	if err != nil {
@@ -41,6 +42,13 @@ func TestEnsureTopicsRefuses(t *testing.T) {
 	// Created for a 1h TTL (kept 25h); without a TTL the log must be kept forever.
 	if _, err := EnsureTopics(ctx, c, "pages", "g", cfg, 0); err == nil || !strings.Contains(err.Error(), "retention.ms") {
 		t.Errorf("state.ttl 0 on a probe log kept 25h: %v, want a refusal naming retention.ms", err)
+	}
+	short := topicConfig(AnswersTopic("a"), 3, time.Second)
+	if err := createTopics(ctx, c, []kafka.TopicConfig{short}, 1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := EnsureTopics(ctx, c, "pages", "a", cfg, time.Hour); err == nil || !strings.Contains(err.Error(), "a.answers keeps records for 1s") {
+		t.Errorf("an answer topic kept 1s: %v, want a refusal naming a.answers", err)
 	}
 	if _, err := EnsureTopics(ctx, c, "nope", "h", cfg, 0); err == nil || !strings.Contains(err.Error(), `input topic "nope"`) {
 		t.Errorf("missing input topic: %v", err)
