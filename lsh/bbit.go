@@ -40,21 +40,23 @@ type Compactor interface {
 // of other signatures is not read as compact ones.
 func CompactOf(m Method) (Compactor, bool) {
 	var p Params
+	var bits int
 	switch m := m.(type) {
 	case *minHashMethod:
-		p = m.s.p
+		p, bits = m.s.p, m.codec.bits
 	case *ophMethod:
-		p = m.p
+		p, bits = m.p, m.codec.bits
 	default:
 		return nil, false
 	}
-	return &compactMethod{Method: m, n: p.NumPerm, threshold: p.Threshold,
+	return &compactMethod{Method: m, n: p.NumPerm, bits: bits, threshold: p.Threshold,
 		version: fmt.Sprintf("%s-b%dbit", m.Version(), CompactBits)}, true
 }
 
 type compactMethod struct {
 	Method
 	n         int
+	bits      int // of the method's minima, 16 or 32
 	threshold float64
 	version   string
 }
@@ -82,21 +84,24 @@ func (c *compactMethod) Compact(dst, sketch []byte) ([]byte, error) {
 			return b
 		}
 	}
-	switch len(sketch) {
-	case c.n:
+	// Accepted: the compact form itself; the method's own signature; and,
+	// for 32-bit minima, the 16-bit compact form that builds before 8 bits
+	// wrote to the probe log. Any other length is another configuration's.
+	switch n := len(sketch); {
+	case n == c.n:
 		return append(dst, sketch...), nil
-	case 2 * c.n:
+	case n == 2*c.n:
 		for i := 0; i < len(sketch); i += 2 {
 			v := binary.LittleEndian.Uint16(sketch[i:])
 			dst = append(dst, low(uint32(v), v == 0xFFFF))
 		}
-	case 4 * c.n:
+	case n == 4*c.n && c.bits == 32:
 		for i := 0; i < len(sketch); i += 4 {
 			v := binary.LittleEndian.Uint32(sketch[i:])
 			dst = append(dst, low(v, v == math.MaxUint32))
 		}
 	default:
-		return dst, fmt.Errorf("%w: signature of %d bytes, want %d minima of 8, 16 or 32 bits", ErrSketch, len(sketch), c.n)
+		return dst, fmt.Errorf("%w: signature of %d bytes, want %d minima of 8 or %d bits", ErrSketch, len(sketch), c.n, c.bits)
 	}
 	return dst, nil
 }

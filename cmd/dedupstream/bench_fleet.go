@@ -182,6 +182,16 @@ func startFleetProcess(p *exec.Cmd) (*fleetProc, error) {
 	return fp, nil
 }
 
+// Wait waits for the instance to exit (exec.Cmd's Wait may be called once,
+// and the goroutine of startFleetProcess does).
+func (p *fleetProc) Wait() error {
+	<-p.done
+	if !p.ProcessState.Success() {
+		return fmt.Errorf("exited: %v", p.ProcessState)
+	}
+	return nil
+}
+
 func (p *fleetProc) exited() bool {
 	select {
 	case <-p.done:

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -103,6 +104,9 @@ func openReclusterState(cfg Config, threshold float64) (*state.Store, lsh.Method
 	return st, method, err
 }
 
+// shardName is a shard directory's name under shards/ (shard.ShardDir).
+var shardName = regexp.MustCompile(`^[0-9]{3,}$`)
+
 // notShardedRoot refuses the state directory of a sharded instance, which
 // holds its shards under shards/NNN and no documents of its own, and the
 // directory of one shard: offline re-clustering reads one state, a shard
@@ -118,7 +122,7 @@ func notShardedRoot(dir string) error {
 	if fi, err := os.Stat(filepath.Join(dir, "shards")); err == nil && fi.IsDir() {
 		return fmt.Errorf("state %s is a sharded filter's (index.shards > 0), which holds only the shards it owned: %s", dir, collect)
 	}
-	if filepath.Base(filepath.Dir(filepath.Clean(dir))) == "shards" {
+	if clean := filepath.Clean(dir); filepath.Base(filepath.Dir(clean)) == "shards" && shardName.MatchString(filepath.Base(clean)) {
 		return fmt.Errorf("state %s is one shard of a sharded filter (index.shards > 0), which holds only the documents whose keys it owns: %s", dir, collect)
 	}
 	return nil

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,10 +30,12 @@ func TestOfflineRefusesShardedRoot(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "one shard") || !strings.Contains(err.Error(), "state collect") {
 		t.Fatalf("openReclusterState on a shard: %v, want a refusal naming state collect", err)
 	}
-	cfg.State.Dir = t.TempDir() // a single-instance state opens
-	st, _, err := openReclusterState(cfg, 0)
-	if err != nil {
-		t.Fatal(err)
+	for _, single := range []string{t.TempDir(), filepath.Join(t.TempDir(), "shards", "dedup")} { // single-instance states open
+		cfg.State.Dir = single
+		st, _, err := openReclusterState(cfg, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", single, err)
+		}
+		st.Close()
 	}
-	st.Close()
 }

@@ -119,9 +119,9 @@ func (f *Front) stopIdle() {
 }
 
 // stopIdleReaders stops the answer readers not asked for since
-// answerReaderIdle before now and with no document in flight. Both checks
-// hold f.mu, as readAnswers does when it finds a reader running, so a batch
-// never goes out counting on a reader that is being stopped.
+// answerReaderIdle before now and with no document in flight. Ask registers
+// its documents before it checks their readers, and both hold f.mu, so a
+// batch never goes out counting on a reader that is being stopped.
 func (f *Front) stopIdleReaders(now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -197,25 +197,30 @@ type asked struct {
 
 // Ask implements stream.Sharded: it registers the documents as waiting,
 // makes sure their answer partitions are being read, and writes their probes.
+// Registering first keeps those readers from being stopped as idle (a
+// partition with a document in flight is not) while the others start.
 func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error) {
 	a := &asked{f: f, docs: docs, waits: make([]*waiting, len(docs)), done: make(chan struct{})}
-	reading := -1 // the last input partition whose answer reader was checked
 	for i := range docs {
 		_, reply, _, ok := stream.ParseSource(docs[i].Source)
 		if !ok || reply >= f.top.InputPartitions {
 			return nil, fmt.Errorf("document %q: input position %q is not on one of the %d input partitions", docs[i].ID, docs[i].Source, f.top.InputPartitions)
-		}
-		if reply != reading { // a batch mostly comes from one partition at a time
-			if err := f.readAnswers(ctx, reply); err != nil {
-				return nil, err
-			}
-			reading = reply
 		}
 		rs := route(&docs[i], f.top.Shards)
 		a.waits[i] = &waiting{doc: &docs[i], reply: reply, routes: rs, answers: make([]stream.Decision, len(rs)),
 			got: make([]bool, len(rs)), left: len(rs), batch: a}
 	}
 	f.register(a)
+	reading := -1 // the last input partition whose answer reader was checked
+	for _, w := range a.waits {
+		if w.reply != reading { // a batch mostly comes from one partition at a time
+			if err := f.readAnswers(ctx, w.reply); err != nil {
+				f.forget(a)
+				return nil, err
+			}
+			reading = w.reply
+		}
+	}
 	msgs, n := a.probes(nil)
 	if err := f.send(ctx, msgs); err != nil {
 		f.forget(a)

@@ -26,8 +26,9 @@ func TestShardStoreOfAnotherCompactForm(t *testing.T) {
 		}
 		return m
 	}
-	write := func(dir string, m lsh.Method) {
+	write := func(dir string, m lsh.Method, suffix string) {
 		o := state.Options{Dir: dir}.ForMethod(m)
+		o.SketchVersion += suffix
 		o.SetKeys, o.NoExactIndex = true, true
 		st, err := state.Open(o)
 		if err != nil {
@@ -53,22 +54,26 @@ func TestShardStoreOfAnotherCompactForm(t *testing.T) {
 		return st, err
 	}
 
-	old := t.TempDir()
-	write(old, m) // the shard store of a build that stored the signatures as they are
-	st, err := open(old, m)
-	if err != nil {
-		t.Fatalf("opening a shard store of the 16-bit form: %v, want it deleted and opened afresh", err)
+	// The shard stores of builds that stored the 16-bit signatures as they
+	// are, or (sketch.bits 32) their 16-bit compact form.
+	for _, suffix := range []string{"", "-b16bit"} {
+		old := t.TempDir()
+		write(old, m, suffix)
+		st, err := open(old, m)
+		if err != nil {
+			t.Fatalf("opening a shard store of sketch %q: %v, want it deleted and opened afresh", m.Version()+suffix, err)
+		}
+		if _, ok, _ := st.Applied(); ok || st.Stats().Docs != 0 {
+			t.Errorf("%q: the reopened store still holds its documents (docs %d)", suffix, st.Stats().Docs)
+		}
+		if st.SketchVersion() != c.Version() {
+			t.Errorf("sketch version %q, want %q", st.SketchVersion(), c.Version())
+		}
+		st.Close()
 	}
-	if _, ok, _ := st.Applied(); ok || st.Stats().Docs != 0 {
-		t.Errorf("the reopened store still holds its documents (docs %d)", st.Stats().Docs)
-	}
-	if st.SketchVersion() != c.Version() {
-		t.Errorf("sketch version %q, want %q", st.SketchVersion(), c.Version())
-	}
-	st.Close()
 
 	other := t.TempDir()
-	write(other, method(64)) // another configuration: not ours to delete
+	write(other, method(64), "") // another configuration: not ours to delete
 	if _, err := open(other, m); !errors.As(err, new(*state.SketchMismatchError)) {
 		t.Errorf("opening a shard store of another sketch configuration: %v, want the mismatch refused", err)
 	}
