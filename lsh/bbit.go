@@ -1,7 +1,6 @@
 package lsh
 
 import (
-	"encoding/binary"
 	"fmt"
 	"math"
 )
@@ -18,7 +17,8 @@ import (
 // estimate's variance is P(1 − P) / (k (1 − C)²) for k minima and chance
 // agreement C, against R(1 − R) / k for whole minima (Li and König): at C ≈
 // 2^-8 and R = 0.8, under one per cent more (TestCompactEstimates measures
-// the difference on text). The signature is a quarter of 32-bit minima and half of 16-bit ones.
+// the difference on text). The signature is a quarter of 32-bit minima and
+// half of 16-bit ones.
 const CompactBits = 8
 
 // Compactor is a Method whose encoded sketches have a compact form that
@@ -39,24 +39,23 @@ type Compactor interface {
 // two compact sketches, and its Version names the compact form, so a store
 // of other signatures is not read as compact ones.
 func CompactOf(m Method) (Compactor, bool) {
-	var p Params
-	var bits int
+	var codec sigCodec
+	var threshold float64
 	switch m := m.(type) {
 	case *minHashMethod:
-		p, bits = m.s.p, m.codec.bits
+		codec, threshold = m.codec, m.s.p.Threshold
 	case *ophMethod:
-		p, bits = m.p, m.codec.bits
+		codec, threshold = m.codec, m.p.Threshold
 	default:
 		return nil, false
 	}
-	return &compactMethod{Method: m, n: p.NumPerm, bits: bits, threshold: p.Threshold,
+	return &compactMethod{Method: m, codec: codec, threshold: threshold,
 		version: fmt.Sprintf("%s-b%dbit", m.Version(), CompactBits)}, true
 }
 
 type compactMethod struct {
 	Method
-	n         int
-	bits      int // of the method's minima, 16 or 32
+	codec     sigCodec // of the method's signatures
 	threshold float64
 	version   string
 }
@@ -74,34 +73,29 @@ const compactEmpty = 0xFF
 const compactChance = 258.0 / 65536
 
 func (c *compactMethod) Compact(dst, sketch []byte) ([]byte, error) {
-	low := func(v uint32, empty bool) byte {
-		switch b := byte(v); {
-		case empty:
-			return compactEmpty
-		case b == compactEmpty:
-			return compactEmpty - 1
-		default:
-			return b
-		}
-	}
+	n := c.codec.n
 	// Accepted: the compact form itself; the method's own signature; and,
 	// for 32-bit minima, the 16-bit compact form that builds before 8 bits
 	// wrote to the probe log. Any other length is another configuration's.
-	switch n := len(sketch); {
-	case n == c.n:
+	from := c.codec
+	switch len(sketch) {
+	case n:
 		return append(dst, sketch...), nil
-	case n == 2*c.n:
-		for i := 0; i < len(sketch); i += 2 {
-			v := binary.LittleEndian.Uint16(sketch[i:])
-			dst = append(dst, low(uint32(v), v == 0xFFFF))
+	case 2 * n:
+		from.bits = 16
+	}
+	if err := from.check(sketch); err != nil {
+		return dst, err
+	}
+	for i := range n {
+		switch v := from.at(sketch, i); {
+		case v == math.MaxUint32:
+			dst = append(dst, compactEmpty)
+		case byte(v) == compactEmpty:
+			dst = append(dst, compactEmpty-1)
+		default:
+			dst = append(dst, byte(v))
 		}
-	case n == 4*c.n && c.bits == 32:
-		for i := 0; i < len(sketch); i += 4 {
-			v := binary.LittleEndian.Uint32(sketch[i:])
-			dst = append(dst, low(v, v == math.MaxUint32))
-		}
-	default:
-		return dst, fmt.Errorf("%w: signature of %d bytes, want %d minima of 8 or %d bits", ErrSketch, len(sketch), c.n, c.bits)
 	}
 	return dst, nil
 }
@@ -110,8 +104,9 @@ func (c *compactMethod) Compact(dst, sketch []byte) ([]byte, error) {
 // positions where both hold the same byte, not empty, less the share
 // expected by chance.
 func (c *compactMethod) Compare(a, b []byte) (Estimate, error) {
-	if len(a) != c.n || len(b) != c.n {
-		return Estimate{Distance: -1}, fmt.Errorf("%w: compact signatures of %d and %d bytes, want %d", ErrSketch, len(a), len(b), c.n)
+	n := c.codec.n
+	if len(a) != n || len(b) != n {
+		return Estimate{Distance: -1}, fmt.Errorf("%w: compact signatures of %d and %d bytes, want %d", ErrSketch, len(a), len(b), n)
 	}
 	same := 0
 	for i := range a {
@@ -119,6 +114,6 @@ func (c *compactMethod) Compare(a, b []byte) (Estimate, error) {
 			same++
 		}
 	}
-	r := max((float64(same)/float64(c.n)-compactChance)/(1-compactChance), 0)
+	r := max((float64(same)/float64(n)-compactChance)/(1-compactChance), 0)
 	return Estimate{Resemblance: r, Distance: -1, Near: r >= c.threshold}, nil
 }

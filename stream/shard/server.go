@@ -101,11 +101,12 @@ func (s *Server) Stats() state.Stats {
 }
 
 // store returns shard id's store, held open from an earlier generation
-// (kept) or opened now with o. A store that holds the same method's
-// sketches in another compact form (base is the method's own version; the
-// compact form's is base plus a suffix) was written by an earlier build: it
-// is deleted and rebuilt from the probe log, its source of truth.
-func (s *Server) store(id int, o state.Options, base string) (st *state.Store, kept bool, err error) {
+// (kept) or opened now with o. A store that holds the method's sketches in
+// another compact form (the method's own version, or it plus another "-b…"
+// suffix) was written by an earlier build: it is deleted and rebuilt from
+// the probe log, its source of truth.
+func (s *Server) store(id int, o state.Options) (st *state.Store, kept bool, err error) {
+	base := s.o.Method.Version()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if st, ok := s.held[id]; ok {
@@ -298,7 +299,7 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, id), true, true
 	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, 2
 	o.Logger = s.o.Logger.Named("shard" + r.label)
-	st, kept, err := s.store(id, o, s.o.Method.Version())
+	st, kept, err := s.store(id, o)
 	if err != nil {
 		return err
 	}

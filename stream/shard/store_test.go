@@ -47,10 +47,10 @@ func TestShardStoreOfAnotherCompactForm(t *testing.T) {
 		t.Fatal("oph has no compact form")
 	}
 	open := func(dir string, base lsh.Method) (*state.Store, error) {
-		s := &Server{o: ServerOptions{Logger: zap.NewNop()}}
+		s := &Server{o: ServerOptions{Logger: zap.NewNop(), Method: base}}
 		o := state.Options{Dir: dir}.ForMethod(c)
 		o.SetKeys, o.NoExactIndex = true, true
-		st, _, err := s.store(0, o, base.Version())
+		st, _, err := s.store(0, o)
 		return st, err
 	}
 
