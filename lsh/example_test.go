@@ -39,8 +39,8 @@ func Example() {
 	fmt.Printf("estimated: %.3f\n", lsh.Similarity(siga, sigb))
 	fmt.Printf("bands shared: %d of %d\n", shared, len(ka))
 	// Output:
-	// sketch: minhash128-b16r8-w3
+	// sketch: minhash128-b10r5-w3
 	// exact resemblance: 0.882
 	// estimated: 0.859
-	// bands shared: 5 of 16
+	// bands shared: 6 of 10
 }

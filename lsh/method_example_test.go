@@ -35,7 +35,7 @@ func ExampleNewMethod() {
 	}
 	// Output:
 	// full-w3-k1024: 288-byte sketch, 36 keys, 33 shared; resemblance 0.846, near true
-	// oph128-b16r8-w3-16bit: 256-byte sketch, 16 keys, 4 shared; resemblance 0.891, near true
+	// oph128-b10r5-w3-16bit: 256-byte sketch, 10 keys, 7 shared; resemblance 0.891, near true
 	// modm4-n64-w3: 288-byte sketch, 21 keys, 19 shared; resemblance 0.846, near true
 	// simhash64-k6b8-w3-tfset: 8-byte sketch, 28 keys, 3 shared; resemblance 0.828, near false
 }

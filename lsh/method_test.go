@@ -82,14 +82,14 @@ func TestMethodVersions(t *testing.T) {
 			t.Errorf("%s %+v: Version %q, want %q", name, c, got, want)
 		}
 	}
-	f(MethodMinHash, Config{}, "minhash128-b16r8-w5-16bit")
-	f(MethodMinHash, Config{Bits: 32}, "minhash128-b16r8-w5") // the sketch string of earlier versions
-	f(MethodMinHash, Config{Params: Params{Shingle: 3, NumPerm: 64, Seed: 7}}, "minhash64-b10r6-w3-s7-16bit")
-	f(MethodMinHash, Config{ShingleOffset: 2, CharNgrams: true}, "minhash128-b16r8-c5o2-16bit")
-	f(MethodOPH, Config{}, "oph128-b16r8-w5-16bit")
-	f(MethodOPH, Config{Bits: 32}, "oph128-b16r8-w5")
-	f(MethodMinHash, Config{Contain: true}, "minhash128-b16r8-w5-16bit+contain-modm25-n128-l4")
-	f(MethodOPH, Config{Contain: true, Params: Params{Seed: 3}}, "oph128-b16r8-w5-s3-16bit+contain-modm25-n128-l4")
+	f(MethodMinHash, Config{}, "minhash128-b10r5-w5-16bit")
+	f(MethodMinHash, Config{Bits: 32}, "minhash128-b10r5-w5") // whole minima, as before issue 11
+	f(MethodMinHash, Config{Params: Params{Shingle: 3, NumPerm: 64, Seed: 7}}, "minhash64-b10r5-w3-s7-16bit")
+	f(MethodMinHash, Config{ShingleOffset: 2, CharNgrams: true}, "minhash128-b10r5-c5o2-16bit")
+	f(MethodOPH, Config{}, "oph128-b10r5-w5-16bit")
+	f(MethodOPH, Config{Bits: 32}, "oph128-b10r5-w5")
+	f(MethodMinHash, Config{Contain: true}, "minhash128-b10r5-w5-16bit+contain-modm25-n128-l4")
+	f(MethodOPH, Config{Contain: true, Params: Params{Seed: 3}}, "oph128-b10r5-w5-s3-16bit+contain-modm25-n128-l4")
 	f(MethodBottomK, Config{}, "bottomk128-l3-w5")
 	f(MethodBottomK, Config{Params: Params{Threshold: 0.5}}, "bottomk128-l7-w5")
 	f(MethodModM, Config{Params: Params{Shingle: 4}}, "modm25-n64-w4")

@@ -128,3 +128,41 @@ func TestOptimalBandsInvalid(t *testing.T) {
 	f(0.8, 128, -1, 0.5)
 	f(0.8, 128, 0.5, math.NaN())
 }
+
+func TestAutoBands(t *testing.T) {
+	// AutoBands is OptimalBands' objective over b <= maxBands, r >= 2:
+	// check it against the brute force over the same bandings.
+	for _, n := range []int{16, 64, 128} {
+		for _, maxBands := range []int{4, 10} {
+			for k := range 9 {
+				th := 0.5 + 0.05*float64(k)
+				b, r := AutoBands(th, n, maxBands, 0.01, 0.99)
+				if b < 1 || b > maxBands || r < MinAutoRows || b*r > n {
+					t.Fatalf("AutoBands(%.2f, %d, %d) = (%d, %d): outside the allowed bandings", th, n, maxBands, b, r)
+				}
+				best := math.Inf(1)
+				for bb := 1; bb <= maxBands; bb++ {
+					for rr := MinAutoRows; bb*rr <= n; rr++ {
+						best = min(best, bruteLoss(th, bb, rr, 0.01, 0.99))
+					}
+				}
+				if got := bruteLoss(th, b, r, 0.01, 0.99); got > best+1e-5 {
+					t.Errorf("AutoBands(%.2f, %d, %d) = (%d, %d) loss %.8f; brute force %.8f", th, n, maxBands, b, r, got, best)
+				}
+			}
+		}
+	}
+	// The default: fewer keys than OptimalBands' 16x8 that catch a pair at
+	// the threshold more often.
+	b, r := AutoBands(0.8, 128, DefaultMaxBands, DefaultFPWeight, DefaultFNWeight)
+	p := func(b, r int, s float64) float64 { return 1 - ipow(1-ipow(s, r), b) }
+	if b != 10 || r != 5 || p(b, r, 0.8) < p(16, 8, 0.8) {
+		t.Errorf("default banding at 0.8: %dx%d, P(0.8) = %.3f; want 10x5, above 16x8's %.3f", b, r, p(b, r, 0.8), p(16, 8, 0.8))
+	}
+	if b, r := AutoBands(0.8, 1, 10, 0.01, 0.99); b != 1 || r != 1 {
+		t.Errorf("AutoBands with one permutation = (%d, %d), want (1, 1)", b, r)
+	}
+	if b, r := AutoBands(0.8, 128, 0, 0.01, 0.99); b != 0 || r != 0 {
+		t.Errorf("AutoBands with max 0 bands = (%d, %d), want (0, 0)", b, r)
+	}
+}

@@ -17,22 +17,25 @@ type Params struct {
 	Shingle   int     `yaml:"shingle"`   // words per shingle; 0 → 5
 	NumPerm   int     `yaml:"num_perm"`  // MinHash permutations; 0 → 128
 	Threshold float64 `yaml:"threshold"` // Jaccard threshold; 0 → 0.8
-	Bands     int     `yaml:"bands"`     // 0 with Rows 0 → chosen by OptimalBands
+	Bands     int     `yaml:"bands"`     // 0 with Rows 0 → chosen by AutoBands
 	Rows      int     `yaml:"rows"`      // rows (signature values) per band
-	FPWeight  float64 `yaml:"fp_weight"` // weight of false positives; both 0 → 0.05
-	FNWeight  float64 `yaml:"fn_weight"` // weight of false negatives; both 0 → 0.95
+	MaxBands  int     `yaml:"max_bands"` // most bands AutoBands chooses; 0 → 10
+	FPWeight  float64 `yaml:"fp_weight"` // weight of false positives; both 0 → 0.01
+	FNWeight  float64 `yaml:"fn_weight"` // weight of false negatives; both 0 → 0.99
 	Seed      uint64  `yaml:"seed"`      // seed of the permutations; 0 → 1
 }
 
-// Default weights of false positives and false negatives in OptimalBands.
+// Defaults of the automatic banding (AutoBands): the weights of false
+// positives and false negatives, and the most bands.
 const (
-	DefaultFPWeight = 0.05
-	DefaultFNWeight = 0.95
+	DefaultFPWeight = 0.01
+	DefaultFNWeight = 0.99
+	DefaultMaxBands = 10
 )
 
 // EnsureDefaults replaces zero fields with their defaults. When both Bands
-// and Rows are zero they are chosen by OptimalBands from Threshold, NumPerm
-// and the weights; when only one of them is zero it is set to NumPerm
+// and Rows are zero they are chosen by AutoBands from Threshold, NumPerm,
+// MaxBands and the weights; when only one of them is zero it is set to NumPerm
 // divided by the other. Invalid values are left for Validate to report.
 func (p *Params) EnsureDefaults() {
 	if p.Shingle == 0 {
@@ -47,17 +50,20 @@ func (p *Params) EnsureDefaults() {
 	if p.FPWeight == 0 && p.FNWeight == 0 {
 		// Every candidate is verified against its signature, so a false positive
 		// costs a little CPU while a false negative loses a duplicate: weigh
-		// misses heavily. At threshold 0.8 this gives 16 bands of 8 rows, which
-		// make a pair at resemblance 0.85 a candidate with probability 0.994
-		// (datasketch's 0.5/0.5 gives 9x13 and 0.686).
+		// misses heavily. With at most 10 bands this gives 10 bands of 5 rows
+		// at threshold 0.8, which make a pair at resemblance 0.8 a candidate
+		// with probability 0.981 (datasketch's 0.5/0.5 gives 9x13 and 0.399).
 		p.FPWeight, p.FNWeight = DefaultFPWeight, DefaultFNWeight
+	}
+	if p.MaxBands == 0 {
+		p.MaxBands = DefaultMaxBands
 	}
 	if p.Seed == 0 {
 		p.Seed = 1
 	}
 	switch {
 	case p.Bands == 0 && p.Rows == 0:
-		p.Bands, p.Rows = OptimalBands(p.Threshold, p.NumPerm, p.FPWeight, p.FNWeight)
+		p.Bands, p.Rows = AutoBands(p.Threshold, p.NumPerm, p.MaxBands, p.FPWeight, p.FNWeight)
 	case p.Bands == 0 && p.Rows > 0:
 		p.Bands = p.NumPerm / p.Rows
 	case p.Rows == 0 && p.Bands > 0:
@@ -81,6 +87,8 @@ func (p Params) Validate() error {
 		return fmt.Errorf("sketch.fn_weight: must be a finite number >= 0, got %g", p.FNWeight)
 	case p.FPWeight == 0 && p.FNWeight == 0:
 		return fmt.Errorf("sketch.fp_weight, sketch.fn_weight: must not both be 0")
+	case p.MaxBands < 1:
+		return fmt.Errorf("sketch.max_bands: must be >= 1, got %d", p.MaxBands)
 	case p.Bands < 1:
 		return fmt.Errorf("sketch.bands: must be >= 1, got %d", p.Bands)
 	case p.Rows < 1:

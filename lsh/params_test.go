@@ -13,21 +13,24 @@ func TestEnsureDefaults(t *testing.T) {
 			t.Errorf("EnsureDefaults:\n got %+v\nwant %+v", in, want)
 		}
 	}
-	f(Params{}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8, Bands: 16, Rows: 8,
-		FPWeight: 0.05, FNWeight: 0.95, Seed: 1})
-	// datasketch's equal weights give its 9x13.
+	f(Params{}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8, Bands: 10, Rows: 5, MaxBands: 10,
+		FPWeight: 0.01, FNWeight: 0.99, Seed: 1})
+	// datasketch's equal weights give its 9x13 (within the 10 bands).
 	f(Params{FPWeight: 0.5, FNWeight: 0.5}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8, Bands: 9, Rows: 13,
-		FPWeight: 0.5, FNWeight: 0.5, Seed: 1})
+		MaxBands: 10, FPWeight: 0.5, FNWeight: 0.5, Seed: 1})
+	// The weights of the defaults before issue 11, without the cap: 16x8.
+	f(Params{MaxBands: 128, FPWeight: 0.05, FNWeight: 0.95}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8,
+		Bands: 16, Rows: 8, MaxBands: 128, FPWeight: 0.05, FNWeight: 0.95, Seed: 1})
 	f(Params{Shingle: 4, NumPerm: 64, Threshold: 0.5, Bands: 16, Rows: 4, FPWeight: 1, FNWeight: 2, Seed: 9},
-		Params{Shingle: 4, NumPerm: 64, Threshold: 0.5, Bands: 16, Rows: 4, FPWeight: 1, FNWeight: 2, Seed: 9})
-	// One of bands/rows given: the other fills num_perm.
-	f(Params{Bands: 16}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8, Bands: 16, Rows: 8,
-		FPWeight: 0.05, FNWeight: 0.95, Seed: 1})
-	f(Params{Rows: 5}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8, Bands: 25, Rows: 5,
-		FPWeight: 0.05, FNWeight: 0.95, Seed: 1})
+		Params{Shingle: 4, NumPerm: 64, Threshold: 0.5, Bands: 16, Rows: 4, MaxBands: 10, FPWeight: 1, FNWeight: 2, Seed: 9})
+	// One of bands/rows given: the other fills num_perm, whatever max_bands says.
+	f(Params{Bands: 16}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8, Bands: 16, Rows: 8, MaxBands: 10,
+		FPWeight: 0.01, FNWeight: 0.99, Seed: 1})
+	f(Params{Rows: 5}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8, Bands: 25, Rows: 5, MaxBands: 10,
+		FPWeight: 0.01, FNWeight: 0.99, Seed: 1})
 	// A single zero weight is deliberate, not a default.
 	f(Params{FNWeight: 1, Bands: 1, Rows: 1}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8,
-		Bands: 1, Rows: 1, FPWeight: 0, FNWeight: 1, Seed: 1})
+		Bands: 1, Rows: 1, MaxBands: 10, FPWeight: 0, FNWeight: 1, Seed: 1})
 }
 
 func TestValidate(t *testing.T) {
@@ -58,6 +61,7 @@ func TestValidate(t *testing.T) {
 	f(func(p *Params) { p.FPWeight = -1 }, "sketch.fp_weight: must be a finite number >= 0, got -1")
 	f(func(p *Params) { p.FNWeight = math.Inf(1) }, "sketch.fn_weight: must be a finite number >= 0, got +Inf")
 	f(func(p *Params) { p.FPWeight, p.FNWeight = 0, 0 }, "sketch.fp_weight, sketch.fn_weight: must not both be 0")
+	f(func(p *Params) { p.MaxBands = 0 }, "sketch.max_bands: must be >= 1, got 0")
 	f(func(p *Params) { p.FPWeight = 0 }, "")
 	f(func(p *Params) { p.Bands = 0 }, "sketch.bands: must be >= 1, got 0")
 	f(func(p *Params) { p.Rows = -3 }, "sketch.rows: must be >= 1, got -3")
@@ -77,7 +81,7 @@ func TestVersion(t *testing.T) {
 	}
 	def := Params{}
 	def.EnsureDefaults()
-	f(def, "minhash128-b16r8-w5")
+	f(def, "minhash128-b10r5-w5")
 	f(Params{NumPerm: 128, Bands: 9, Rows: 13, Shingle: 5, Seed: 1}, "minhash128-b9r13-w5")
 	f(Params{NumPerm: 128, Bands: 16, Rows: 8, Shingle: 5, Seed: 1}, "minhash128-b16r8-w5")
 	f(Params{NumPerm: 64, Bands: 8, Rows: 8, Shingle: 4, Seed: 7}, "minhash64-b8r8-w4-s7")

@@ -56,7 +56,7 @@ func NewRecordMethod(rc RecordConfig, sketch Config) (*RecordMethod, error) {
 		return nil, err
 	}
 	sp := sketch.Params
-	p := Params{Shingle: 1, NumPerm: rc.NumPerm, Threshold: sp.Threshold, FPWeight: sp.FPWeight, FNWeight: sp.FNWeight, Seed: sp.Seed}
+	p := Params{Shingle: 1, NumPerm: rc.NumPerm, Threshold: sp.Threshold, MaxBands: sp.MaxBands, FPWeight: sp.FPWeight, FNWeight: sp.FNWeight, Seed: sp.Seed}
 	p.EnsureDefaults()
 	if err := p.Validate(); err != nil {
 		return nil, err

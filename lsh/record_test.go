@@ -139,11 +139,11 @@ func TestRecordKeys(t *testing.T) {
 
 func TestRecordVersionAndErrors(t *testing.T) {
 	m := newTestRecordMethod(t, RecordConfig{})
-	if got, want := m.Version(), "record32-b6r5-title:text.c4,authors:authors,abstract:text.w3,year:year"; got != want {
+	if got, want := m.Version(), "record32-b8r4-title:text.c4,authors:authors,abstract:text.w3,year:year"; got != want {
 		t.Errorf("Version = %q, want %q", got, want)
 	}
 	m2 := newTestRecordMethod(t, RecordConfig{Fields: []RecordField{{Name: "title", Path: "meta.title"}, {Name: "year", Kind: KindYear}}})
-	if got, want := m2.Version(), "record32-b6r5-title@meta.title:text.w3,year:year"; got != want {
+	if got, want := m2.Version(), "record32-b8r4-title@meta.title:text.w3,year:year"; got != want {
 		t.Errorf("Version = %q, want %q", got, want)
 	}
 	var sc Scratch

@@ -43,19 +43,19 @@ func TestVerifyVersion(t *testing.T) {
 			t.Errorf("%+v: Version %q, want %q", c.Verify, got, want)
 		}
 	}
-	f(Config{Method: MethodMinHash}, "minhash128-b16r8-w5-16bit")
-	f(Config{Method: MethodMinHash, Verify: VerifyConfig{Method: VerifyNone}}, "minhash128-b16r8-w5-16bit")
-	f(Config{Method: MethodMinHash, Verify: VerifyConfig{Method: MethodFull}}, "minhash128-b16r8-w5-16bit+verify-full-w5-k1024")
+	f(Config{Method: MethodMinHash}, "minhash128-b10r5-w5-16bit")
+	f(Config{Method: MethodMinHash, Verify: VerifyConfig{Method: VerifyNone}}, "minhash128-b10r5-w5-16bit")
+	f(Config{Method: MethodMinHash, Verify: VerifyConfig{Method: MethodFull}}, "minhash128-b10r5-w5-16bit+verify-full-w5-k1024")
 	f(Config{Method: MethodMinHash, Verify: VerifyConfig{Method: MethodBottomK, NumPerm: 256}},
-		"minhash128-b16r8-w5-16bit+verify-bottomk256-l1-w5")
+		"minhash128-b10r5-w5-16bit+verify-bottomk256-l1-w5")
 	f(Config{Method: MethodOPH, Verify: VerifyConfig{Method: MethodMinHash, NumPerm: 256}},
-		"oph128-b16r8-w5-16bit+verify-minhash256-b1r256-w5-16bit")
+		"oph128-b10r5-w5-16bit+verify-minhash256-b1r256-w5-16bit")
 	// The verify threshold changes verdicts, not sketches.
-	f(Config{Method: MethodMinHash, Verify: VerifyConfig{Method: MethodFull, Threshold: 0.9}}, "minhash128-b16r8-w5-16bit+verify-full-w5-k1024")
+	f(Config{Method: MethodMinHash, Verify: VerifyConfig{Method: MethodFull, Threshold: 0.9}}, "minhash128-b10r5-w5-16bit+verify-full-w5-k1024")
 	f(Config{Method: MethodMinHash, Verify: VerifyConfig{Method: MethodBottomK, NumPerm: 256, Threshold: 0.5}},
-		"minhash128-b16r8-w5-16bit+verify-bottomk256-l1-w5")
+		"minhash128-b10r5-w5-16bit+verify-bottomk256-l1-w5")
 	f(Config{Method: MethodOPH, Verify: VerifyConfig{Method: MethodMinHash, NumPerm: 256, Threshold: 0.95}},
-		"oph128-b16r8-w5-16bit+verify-minhash256-b1r256-w5-16bit")
+		"oph128-b10r5-w5-16bit+verify-minhash256-b1r256-w5-16bit")
 	f(Config{Method: MethodSimHash, Params: Params{Seed: 7}, Verify: VerifyConfig{Method: MethodModM}}, "simhash64-k6b8-w5-tfset-s7+verify-modm25-n64-w5-s7")
 }
 

@@ -103,7 +103,7 @@ func TestStemVersion(t *testing.T) {
 		if !strings.Contains(ms.Version(), "-stopen-stemenru") || ms.Version() == mp.Version() {
 			t.Errorf("%s: version with stem %q, without %q", name, ms.Version(), mp.Version())
 		}
-		if name == MethodMinHash && ms.Version() != "minhash128-b16r8-w5-stopen-stemenru-16bit" {
+		if name == MethodMinHash && ms.Version() != "minhash128-b10r5-w5-stopen-stemenru-16bit" {
 			t.Errorf("minhash version with stem %q", ms.Version())
 		}
 		var sc Scratch
@@ -117,7 +117,7 @@ func TestStemVersion(t *testing.T) {
 	}
 	var def Config
 	def.EnsureDefaults()
-	if m, _ := NewMethod(def, nil); m.Version() != "oph128-b16r8-w5-16bit" {
+	if m, _ := NewMethod(def, nil); m.Version() != "oph128-b10r5-w5-16bit" {
 		t.Errorf("default version %q changed", m.Version())
 	}
 }

@@ -41,6 +41,7 @@ type benchOptions struct {
 	method      string // sketch.method of the filter run
 	verify      string // sketch.verify.method of the filter run
 	verifyPerm  int    // sketch.verify.num_perm
+	bands, rows int    // sketch.bands and sketch.rows (0, 0: chosen from the threshold)
 	// fleet mode: the filter as separate "dedupstream run" processes
 	instances int  // 0: the in-process filter run
 	shards    int  // index.shards of the fleet
@@ -178,6 +179,8 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.failover, "failover", false, "fleet mode with --index-shards and --instances ≥ 2: then SIGKILL the last instance and time until the others serve all its shards (warm from standbys or rebuilt from the probe log)")
 	fs.IntVar(&o.standbys, "standbys", 0, "index.standbys of the fleet's instances (warm copies of each shard)")
 	fs.IntVar(&o.pin, "pin", 0, "fleet mode: pin instance i to CPU i mod N with taskset (0: no pinning)")
+	fs.IntVar(&o.bands, "bands", 0, "sketch.bands of the filter run (LSH bands of minhash and oph; 0 with --rows 0: chosen from the threshold)")
+	fs.IntVar(&o.rows, "rows", 0, "sketch.rows of the filter run (rows per band)")
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
 	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
@@ -235,6 +238,7 @@ func benchConfig(cl bench.Cluster, o benchOptions, output, group string) Config 
 	cfg.Sketch.Method = o.method
 	cfg.Sketch.Verify.Method, cfg.Sketch.Verify.NumPerm = o.verify, o.verifyPerm
 	cfg.Sketch.Contain = o.contain
+	cfg.Sketch.Params.Bands, cfg.Sketch.Params.Rows = o.bands, o.rows
 	cfg.ensureDefaults()
 	cfg.Admin.Listen = ""
 	return cfg

@@ -46,7 +46,7 @@ func TestCompareFiles(t *testing.T) {
 		`resemblance +0\.242\n`, `containment A in B +1\.000\n`, `containment B in A +0\.242\n`,
 		`weighted Jaccard \(word tf\) +0\.250\n`, `edit similarity \(words\) +0\.250\n`, `tf-idf cosine +- \(needs --vocab\)`,
 		`full +full-w5-k1024 +0\.242 +1\.000 +0\.242 +- +no\n`,
-		`minhash +minhash128-b16r8-w5-16bit `, `oph \* +oph128-b16r8-w5-16bit `, `simhash +simhash64-k6b8-w5-tfset +0\.\d+ +- +- +\d+ +no\n`,
+		`minhash +minhash128-b10r5-w5-16bit `, `oph \* +oph128-b10r5-w5-16bit `, `simhash +simhash64-k6b8-w5-tfset +0\.\d+ +- +- +\d+ +no\n`,
 		`imatch +- +\(needs --vocab\)`,
 	} {
 		if !regexp.MustCompile(want).MatchString(s) {

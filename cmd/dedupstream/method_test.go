@@ -30,15 +30,15 @@ func TestStateRefusesAnotherMethod(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := a.method.Version(); v != "oph128-b16r8-w5-16bit" {
-		t.Errorf("default sketch version %q, want oph128-b16r8-w5-16bit (the default since issue 11)", v)
+	if v := a.method.Version(); v != "oph128-b10r5-w5-16bit" {
+		t.Errorf("default sketch version %q, want oph128-b10r5-w5-16bit (the default since issue 11)", v)
 	}
 	if err := a.close(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = open("simhash")
 	var mismatch *state.SketchMismatchError
-	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), `stored sketch "oph128-b16r8-w5-16bit"`) ||
+	if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), `stored sketch "oph128-b10r5-w5-16bit"`) ||
 		!strings.Contains(err.Error(), `configured "simhash`) {
 		t.Fatalf("open an oph state with simhash: %v, want a sketch mismatch naming both", err)
 	}

@@ -36,14 +36,14 @@ func TestStateRefusesOtherStemming(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := a.method.Version(); v != "oph128-b16r8-w5-stopenru-stemenru-16bit" {
+	if v := a.method.Version(); v != "oph128-b10r5-w5-stopenru-stemenru-16bit" {
 		t.Errorf("sketch version %q", v)
 	}
 	closeFilter(t, a)
 	for _, env := range [][]string{nil, {"DEDUPSTREAM_SKETCH_STEM=auto"}, {"DEDUPSTREAM_SKETCH_STOPWORDS=en", "DEDUPSTREAM_SKETCH_STEM=auto"}} {
 		_, err = open(env)
 		var mismatch *state.SketchMismatchError
-		if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), `stored sketch "oph128-b16r8-w5-stopenru-stemenru-16bit"`) {
+		if !errors.As(err, &mismatch) || !strings.Contains(err.Error(), `stored sketch "oph128-b10r5-w5-stopenru-stemenru-16bit"`) {
 			t.Fatalf("open a stemmed state with %v: %v, want a sketch mismatch naming the stored sketch", env, err)
 		}
 	}
