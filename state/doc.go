@@ -22,13 +22,18 @@
 //	                                    shard's next probe-log offset, uint64;
 //	                                    written by Apply only)
 //	'd' seq(8)                        → document record (see below)
-//	'i' uvarint(len(rk)) rk hash(8)   → seq(8): replay lookup by replay key and
+//	'i' uvarint(len(rk)) rk hash(8)   → seq: replay lookup by replay key and
 //	                                    content hash; rk is Doc.Source, or Doc.ID
 //	                                    when Source is empty
-//	'H' hash(8)                       → seq(8): head of a content hash
+//	'H' hash(8)                       → seq: head of a content hash
 //	'h' hash(8) seq(8)                → empty: its other postings
-//	'B' band(1) bandKey(8)            → seq(8): head of a band bucket
+//	'B' band(1) bandKey(8)            → seq: head of a band bucket
 //	'b' band(1) bandKey(8) seq(8)     → empty: its other postings
+//
+// A seq in a key is big-endian in 8 bytes, so postings sort by it. A seq value
+// (the heads and replay keys) is a uvarint, 3 bytes up to 2,097,151, and 8
+// bytes big-endian only above 2^49; states written before issue 11 hold the
+// 8-byte form in every value, and both are read.
 //
 // With Options.SetKeys (sketch methods whose keys are a set, not one per band:
 // bottomk, modm, full) every key is a bucket under the pseudo-band SetBand

@@ -102,6 +102,30 @@ func seqSuffix(key []byte) uint64 {
 	return binary.BigEndian.Uint64(key[len(key)-8:])
 }
 
+// maxVarintSeq bounds the seqs appendSeqValue writes as a uvarint, which
+// then takes at most 7 bytes and so cannot be mistaken for the 8-byte form.
+const maxVarintSeq = 1<<49 - 1
+
+// appendSeqValue appends the value of a head or replay key: seq as a uvarint
+// (3 bytes up to 2,097,151), or big-endian in 8 bytes above maxVarintSeq.
+// States written before issue 11 hold the 8-byte form throughout;
+// decodeSeqValue reads both.
+func appendSeqValue(dst []byte, seq uint64) []byte {
+	if seq > maxVarintSeq {
+		return binary.BigEndian.AppendUint64(dst, seq)
+	}
+	return binary.AppendUvarint(dst, seq)
+}
+
+// decodeSeqValue decodes appendSeqValue's encoding; false if v is neither form.
+func decodeSeqValue(v []byte) (uint64, bool) {
+	if len(v) == 8 {
+		return binary.BigEndian.Uint64(v), true
+	}
+	seq, n := binary.Uvarint(v)
+	return seq, n > 0 && n == len(v)
+}
+
 func uvarintLen(x uint64) int {
 	n := 1
 	for ; x >= 0x80; x >>= 7 {

@@ -2,7 +2,12 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
 )
 
 func TestReplayKeysUnambiguous(t *testing.T) {
@@ -36,5 +41,80 @@ func TestPostingKeysOrderBySeq(t *testing.T) {
 	}
 	if h := appendHashKey(nil, 5, 9); len(h) != hashKeyLen || seqSuffix(h) != 9 {
 		t.Errorf("hash key %x", h)
+	}
+}
+
+func TestSeqValues(t *testing.T) {
+	for _, seq := range []uint64{1, 127, 128, 2_097_151, 2_097_152, maxVarintSeq, maxVarintSeq + 1, math.MaxUint64} {
+		v := appendSeqValue(nil, seq)
+		if got, ok := decodeSeqValue(v); !ok || got != seq {
+			t.Errorf("seq %d: value %x decodes to %d, %v", seq, v, got, ok)
+		}
+		if seq <= maxVarintSeq && len(v) >= 8 || seq > maxVarintSeq && len(v) != 8 {
+			t.Errorf("seq %d: %d-byte value", seq, len(v))
+		}
+		// The 8-byte form of states written before issue 11.
+		if got, ok := decodeSeqValue(binary.BigEndian.AppendUint64(nil, seq)); !ok || got != seq {
+			t.Errorf("seq %d: 8-byte value decodes to %d, %v", seq, got, ok)
+		}
+	}
+	if n := len(appendSeqValue(nil, 1_000_000)); n != 3 {
+		t.Errorf("seq 1,000,000 takes %d bytes, want 3", n)
+	}
+	for _, v := range [][]byte{nil, {0x80}, {0x01, 0x02}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+		if seq, ok := decodeSeqValue(v); ok {
+			t.Errorf("value %x decodes to %d, want an error", v, seq)
+		}
+	}
+}
+
+// TestEightByteSeqValues opens a store whose heads and replay keys hold
+// 8-byte seqs, as states written before issue 11 do, and finds its documents
+// through them, and adds to their groups.
+func TestEightByteSeqValues(t *testing.T) {
+	s := openDisk(t, t.TempDir(), Options{})
+	put(t, s, doc(1, 10, 20), doc(2, 30))
+	// Rewrite every head and replay value in the old form.
+	err := s.db.Update(func(txn *badger.Txn) error {
+		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
+		defer it.Close()
+		var keys [][]byte
+		var seqs []uint64
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().KeyCopy(nil)
+			if !filtered(k[0]) {
+				continue
+			}
+			seq, err := seqValue(it.Item())
+			if err != nil {
+				return err
+			}
+			keys, seqs = append(keys, k), append(seqs, seq)
+		}
+		for i, k := range keys {
+			if err := txn.Set(k, binary.BigEndian.AppendUint64(nil, seqs[i])); err != nil {
+				return err
+			}
+		}
+		if len(keys) != 7 { // 2 replay keys, 2 hash heads, 3 bucket heads
+			return fmt.Errorf("rewrote %d keys, want 7", len(keys))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d3 := doc(3, 10, 99)
+	d3.ContentHash = doc(2, 0).ContentHash
+	put(t, s, d3)
+	if d, ok, err := s.Replayed(doc(1).ID, doc(1).ContentHash); err != nil || !ok || d.Seq != 1 {
+		t.Errorf("Replayed doc 1 = %d, %v, %v", d.Seq, ok, err)
+	}
+	if d, ok, err := s.Exact(d3.ContentHash, 4); err != nil || !ok || d.Seq != 2 {
+		t.Errorf("Exact(doc 2's hash) = %d, %v, %v; want doc 2 from its 8-byte head", d.Seq, ok, err)
+	}
+	got, _, err := s.Candidates(nil, []uint64{10, 20}, 4)
+	if err != nil || len(got) != 2 || got[0].Seq != 1 || got[1].Seq != 3 {
+		t.Errorf("Candidates of band 0 key 10 = %v, %v; want docs 1 and 3", seqsOf(got), err)
 	}
 }

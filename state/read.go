@@ -2,7 +2,6 @@ package state
 
 import (
 	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -309,12 +308,13 @@ func getSeq(txn *badger.Txn, f *bloom, key []byte) (uint64, bool, error) {
 	return seq, err == nil, err
 }
 
+// seqValue reads the seq held by a head or replay key (appendSeqValue).
 func seqValue(item *badger.Item) (seq uint64, err error) {
 	err = item.Value(func(v []byte) error {
-		if len(v) != 8 {
-			return fmt.Errorf("%w: %d-byte seq value under %q", ErrCorrupt, len(v), item.Key())
+		var ok bool
+		if seq, ok = decodeSeqValue(v); !ok {
+			return fmt.Errorf("%w: bad seq value %x under %q", ErrCorrupt, v, item.Key())
 		}
-		seq = binary.BigEndian.Uint64(v)
 		return nil
 	})
 	return seq, err

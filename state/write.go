@@ -189,7 +189,7 @@ func (w *batch) add(d *Doc, parts int) error {
 	start := len(w.entries)
 	if parts&stagePart != 0 {
 		w.push(appendDocKey(w.keys, d.Seq), appendRecord(w.vals, d), w.expires)
-		w.push(appendReplayKey(w.keys, d.replayKey(), d.ContentHash), binary.BigEndian.AppendUint64(w.vals, d.Seq), w.expires)
+		w.push(appendReplayKey(w.keys, d.replayKey(), d.ContentHash), appendSeqValue(w.vals, d.Seq), w.expires)
 	}
 	if parts&publishPart != 0 {
 		if err := w.postings(d); err != nil {
@@ -258,7 +258,7 @@ func (w *batch) readHead(key []byte) (seq, expiresAt uint64, ok bool, err error)
 }
 
 func (w *batch) pushHead(head []byte, seq, expiresAt uint64) {
-	w.push(append(w.keys, head...), binary.BigEndian.AppendUint64(w.vals, seq), expiresAt)
+	w.push(append(w.keys, head...), appendSeqValue(w.vals, seq), expiresAt)
 }
 
 func (w *batch) pushPosting(more []byte, seq, expiresAt uint64) {
