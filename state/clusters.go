@@ -87,7 +87,7 @@ func clusterEntry(txn *badger.Txn, seq, cluster uint64) (*badger.Entry, bool, er
 	if err != nil {
 		return nil, false, err
 	}
-	if err := setRecordCluster(v, cluster); err != nil {
+	if v, err = withCluster(seq, v, cluster); err != nil {
 		return nil, false, err
 	}
 	return &badger.Entry{Key: key, Value: v, ExpiresAt: item.ExpiresAt()}, true, nil

@@ -82,21 +82,27 @@
 //
 // # Records
 //
-// A document record is version byte 1 followed by fixed fields and then
-// length-prefixed strings; the sketch is the remainder of the value. Version 2,
-// written only for documents that name their original's place in the global
-// order (the shards of the sharded index: Doc.OfTime, Doc.OfSource), adds the
-// original's time at [38:46] and its source as a fifth string:
+// A document record is a version byte followed by fixed fields, then
+// uvarints and length-prefixed strings; the sketch is the remainder of the
+// value. Every record is written in version 3:
 //
-//	[0]      version (1)
+//	[0]      version (3)
 //	[1]      verdict
 //	[2:10]   time, unix nanoseconds (math.MinInt64 for the zero time)
 //	[10:18]  content hash
-//	[18:26]  of
-//	[26:34]  cluster
-//	[34:38]  similarity, IEEE 754 bits
-//	[38:]    uvarint len + id, uvarint len + url, uvarint len + of id,
-//	         uvarint len + source, then the sketch (rest of the value)
+//	[18:22]  similarity, IEEE 754 bits
+//	[22]     flags: 1 = the record names its original's place in the global
+//	         order (the shards of the sharded index: Doc.OfTime, Doc.OfSource)
+//	[23:31]  with flag 1 only: the original's time
+//	then     uvarint of, uvarint cluster, uvarint len + id, uvarint len + url,
+//	         uvarint len + of id, uvarint len + source, with flag 1 uvarint
+//	         len + of source, then the sketch (rest of the value)
+//
+// Builds before issue 11 wrote versions 1 and 2, which are still read: version
+// 1 holds of at [18:26], cluster at [26:34] and similarity at [34:38], fixed
+// width, and its strings from [38:]; version 2 (flag 1's content) adds the
+// original's time at [38:46] and the fifth string. SetCluster rewrites their
+// cluster in place and encodes a version-3 record again.
 //
 // The band keys are not stored in the record: they exist only as postings, and the
 // sketch they were derived from is stored, so they can be recomputed. Docs returned

@@ -11,26 +11,32 @@ import (
 // ErrCorrupt reports a stored record that cannot be decoded.
 var ErrCorrupt = errors.New("state: corrupt record")
 
-// Record layout, versions 1 and 2; see the package documentation.
+// Record layouts; see the package documentation. Versions 1 and 2 are
+// read only: every record is written in version 3.
 const (
 	recordV1        = 1
 	recordV2        = 2 // version 1 plus the original's time and Source
+	recordV3        = 3 // of and cluster as uvarints, the original's place behind a flag
 	offVerdict      = 1
 	offTime         = 2
 	offHash         = 10
-	offOf           = 18
-	offCluster      = 26
-	offSimilarity   = 34
-	recordHeaderLen = 38
+	offOf           = 18 // versions 1 and 2
+	offCluster      = 26 // versions 1 and 2
+	offSimilarity   = 34 // versions 1 and 2
+	recordHeaderLen = 38 // version 1
 	offOfTime       = 38 // version 2
 	recordV2HeadLen = 46
+	offSimilarityV3 = 18
+	offFlagsV3      = 22
+	recordV3HeadLen = 23 // then the original's time if flagOrigin, of, cluster
+	flagOrigin      = 1  // version 3: the record names its original's time and Source
 )
 
 // zeroTime encodes time.Time{}, whose UnixNano is undefined.
 const zeroTime = math.MinInt64
 
-// v2 reports whether d needs a version-2 record: it names its original's
-// place in the global order (a shard of the sharded index).
+// v2 reports whether d names its original's place in the global order (a
+// shard of the sharded index): its record then holds OfTime and OfSource.
 func (d *Doc) v2() bool { return d.OfSource != "" || !d.OfTime.IsZero() }
 
 // strings returns the record's length-prefixed strings, in order.
@@ -41,10 +47,11 @@ func (d *Doc) strings() []string {
 	return []string{d.ID, d.URL, d.OfID, d.Source}
 }
 
+// recordLen is the length of d's version-3 record.
 func recordLen(d *Doc) int {
-	n := recordHeaderLen + len(d.Sketch)
+	n := recordV3HeadLen + uvarintLen(d.Of) + uvarintLen(d.Cluster) + len(d.Sketch)
 	if d.v2() {
-		n = recordV2HeadLen + len(d.Sketch)
+		n += 8
 	}
 	for _, s := range d.strings() {
 		n += uvarintLen(uint64(len(s))) + len(s)
@@ -52,23 +59,23 @@ func recordLen(d *Doc) int {
 	return n
 }
 
-// appendRecord appends the encoding of d (Seq and Bands excluded): version 1,
-// or version 2 when it names its original's time and Source.
+// appendRecord appends the version-3 encoding of d (Seq and Bands excluded).
 func appendRecord(dst []byte, d *Doc) []byte {
 	be := binary.BigEndian
-	version := byte(recordV1)
+	var flags byte
 	if d.v2() {
-		version = recordV2
+		flags |= flagOrigin
 	}
-	dst = append(dst, version, d.Verdict)
+	dst = append(dst, recordV3, d.Verdict)
 	dst = be.AppendUint64(dst, uint64(encodeTime(d.Time)))
 	dst = be.AppendUint64(dst, d.ContentHash)
-	dst = be.AppendUint64(dst, d.Of)
-	dst = be.AppendUint64(dst, d.Cluster)
 	dst = be.AppendUint32(dst, math.Float32bits(d.Similarity))
-	if version == recordV2 {
+	dst = append(dst, flags)
+	if flags&flagOrigin != 0 {
 		dst = be.AppendUint64(dst, uint64(encodeTime(d.OfTime)))
 	}
+	dst = binary.AppendUvarint(dst, d.Of)
+	dst = binary.AppendUvarint(dst, d.Cluster)
 	for _, s := range d.strings() {
 		dst = append(binary.AppendUvarint(dst, uint64(len(s))), s...)
 	}
@@ -82,46 +89,69 @@ func encodeTime(t time.Time) int64 {
 	return t.UnixNano()
 }
 
-// decodeRecord decodes the record of document seq. The result does not alias v:
-// the four strings share one allocation and the sketch is copied.
+// decodeRecord decodes the record of document seq, of any version. The result
+// does not alias v: the strings share one allocation and the sketch is copied.
 func decodeRecord(seq uint64, v []byte) (Doc, error) {
-	head, nstr := recordHeaderLen, 4
-	if len(v) > 0 && v[0] == recordV2 {
-		head, nstr = recordV2HeadLen, 5
+	bad := func(what string, at int) (Doc, error) {
+		return Doc{}, fmt.Errorf("%w: seq %d: %s at byte %d", ErrCorrupt, seq, what, at)
 	}
-	if len(v) < head || v[0] != recordV1 && v[0] != recordV2 {
+	be := binary.BigEndian
+	d := Doc{Seq: seq}
+	var off, nstr int
+	switch first(v) {
+	case recordV1, recordV2:
+		off, nstr = recordHeaderLen, 4
+		if v[0] == recordV2 {
+			off, nstr = recordV2HeadLen, 5
+		}
+		if len(v) < off {
+			return bad("short header", len(v))
+		}
+		d.Of, d.Cluster = be.Uint64(v[offOf:]), be.Uint64(v[offCluster:])
+		d.Similarity = math.Float32frombits(be.Uint32(v[offSimilarity:]))
+		if v[0] == recordV2 {
+			d.OfTime = decodeTime(int64(be.Uint64(v[offOfTime:])))
+		}
+	case recordV3:
+		off, nstr = recordV3HeadLen, 4
+		if len(v) < off {
+			return bad("short header", len(v))
+		}
+		d.Similarity = math.Float32frombits(be.Uint32(v[offSimilarityV3:]))
+		if v[offFlagsV3]&flagOrigin != 0 {
+			if len(v) < off+8 {
+				return bad("short header", len(v))
+			}
+			d.OfTime = decodeTime(int64(be.Uint64(v[off:])))
+			off, nstr = off+8, 5
+		}
+		for _, x := range []*uint64{&d.Of, &d.Cluster} {
+			n, k := binary.Uvarint(v[off:])
+			if k <= 0 {
+				return bad("bad uvarint", off)
+			}
+			*x, off = n, off+k
+		}
+	default:
 		return Doc{}, fmt.Errorf("%w: seq %d: %d bytes, version %d", ErrCorrupt, seq, len(v), first(v))
 	}
-	var bounds [5][2]int // [start, end) of id, url, of id, source and of source, after the header
-	off := head
+	d.Verdict = v[offVerdict]
+	d.Time = decodeTime(int64(be.Uint64(v[offTime:])))
+	d.ContentHash = be.Uint64(v[offHash:])
+	var bounds [5][2]int // [start, end) of id, url, of id, source and of source, after head
+	head := off
 	for i := range nstr {
 		n, k := binary.Uvarint(v[off:])
 		if k <= 0 || n > uint64(len(v)-off-k) {
-			return Doc{}, fmt.Errorf("%w: seq %d: bad string length at byte %d", ErrCorrupt, seq, off)
+			return bad("bad string length", off)
 		}
 		off += k
 		bounds[i] = [2]int{off - head, off - head + int(n)}
 		off += int(n)
 	}
 	strs := string(v[head:off])
-	be := binary.BigEndian
-	d := Doc{
-		Seq:         seq,
-		ID:          strs[bounds[0][0]:bounds[0][1]],
-		URL:         strs[bounds[1][0]:bounds[1][1]],
-		Time:        decodeTime(int64(be.Uint64(v[offTime:]))),
-		ContentHash: be.Uint64(v[offHash:]),
-		Verdict:     v[offVerdict],
-		Of:          be.Uint64(v[offOf:]),
-		OfID:        strs[bounds[2][0]:bounds[2][1]],
-		Source:      strs[bounds[3][0]:bounds[3][1]],
-		Similarity:  math.Float32frombits(be.Uint32(v[offSimilarity:])),
-		Cluster:     be.Uint64(v[offCluster:]),
-		OfSource:    strs[bounds[4][0]:bounds[4][1]],
-	}
-	if head == recordV2HeadLen {
-		d.OfTime = decodeTime(int64(be.Uint64(v[offOfTime:])))
-	}
+	d.ID, d.URL, d.OfID = strs[bounds[0][0]:bounds[0][1]], strs[bounds[1][0]:bounds[1][1]], strs[bounds[2][0]:bounds[2][1]]
+	d.Source, d.OfSource = strs[bounds[3][0]:bounds[3][1]], strs[bounds[4][0]:bounds[4][1]]
 	if off < len(v) {
 		d.Sketch = append([]byte(nil), v[off:]...)
 	}
@@ -135,13 +165,24 @@ func decodeTime(ns int64) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// setRecordCluster rewrites the cluster field of an encoded record in place.
-func setRecordCluster(v []byte, cluster uint64) error {
-	if len(v) < recordHeaderLen || v[0] != recordV1 && v[0] != recordV2 {
-		return fmt.Errorf("%w: %d bytes, version %d", ErrCorrupt, len(v), first(v))
+// withCluster returns the record v with its cluster set: rewritten in place
+// for versions 1 and 2, whose cluster is fixed-width, and encoded again (in
+// version 3) otherwise.
+func withCluster(seq uint64, v []byte, cluster uint64) ([]byte, error) {
+	switch first(v) {
+	case recordV1, recordV2:
+		if len(v) < recordHeaderLen {
+			return nil, fmt.Errorf("%w: seq %d: %d bytes, version %d", ErrCorrupt, seq, len(v), first(v))
+		}
+		binary.BigEndian.PutUint64(v[offCluster:], cluster)
+		return v, nil
 	}
-	binary.BigEndian.PutUint64(v[offCluster:], cluster)
-	return nil
+	d, err := decodeRecord(seq, v)
+	if err != nil {
+		return nil, err
+	}
+	d.Cluster = cluster
+	return appendRecord(make([]byte, 0, recordLen(&d)), &d), nil
 }
 
 func first(v []byte) int {

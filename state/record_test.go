@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"math"
 	"testing"
@@ -40,28 +41,105 @@ func TestDecodeRecordRejects(t *testing.T) {
 		}
 	}
 	f("empty", nil)
-	f("short header", good[:recordHeaderLen-1])
-	f("no strings", good[:recordHeaderLen])
-	f("truncated id", good[:recordHeaderLen+2])
+	f("short header", good[:recordV3HeadLen-1])
+	f("no of", good[:recordV3HeadLen])
+	f("no strings", good[:recordV3HeadLen+2])
+	f("truncated id", good[:recordV3HeadLen+4])
 	bad := bytes.Clone(good)
-	bad[0] = 2
-	f("version 2", bad)
+	bad[0] = 9
+	f("version 9", bad)
 	bad = bytes.Clone(good)
-	bad[recordHeaderLen] = 200 // id longer than the record
+	bad[offFlagsV3] = flagOrigin // a 5th string and the original's time that are not there
+	f("flag without origin", bad)
+	bad = bytes.Clone(good)
+	bad[recordV3HeadLen+2] = 200 // id longer than the record
 	f("long id", bad)
+	old := appendRecordV1V2(nil, &Doc{ID: "abc", Sketch: []byte{1}})
+	f("short version 1", old[:recordHeaderLen-1])
+	f("version 1 truncated id", old[:recordHeaderLen+2])
 }
 
-func TestSetRecordCluster(t *testing.T) {
-	v := appendRecord(nil, &Doc{ID: "x", Cluster: 5, Sketch: []byte{9}})
-	if err := setRecordCluster(v, 77); err != nil {
-		t.Fatal(err)
+// appendRecordV1V2 is the encoding of the builds before issue 11 (versions
+// 1 and 2, fixed-width of and cluster), kept to test that their records are
+// still read.
+func appendRecordV1V2(dst []byte, d *Doc) []byte {
+	be := binary.BigEndian
+	version := byte(recordV1)
+	if d.v2() {
+		version = recordV2
 	}
-	d, err := decodeRecord(1, v)
-	if err != nil || d.Cluster != 77 || d.ID != "x" || !bytes.Equal(d.Sketch, []byte{9}) {
-		t.Fatalf("after setRecordCluster: %+v, %v", d, err)
+	dst = append(dst, version, d.Verdict)
+	dst = be.AppendUint64(dst, uint64(encodeTime(d.Time)))
+	dst = be.AppendUint64(dst, d.ContentHash)
+	dst = be.AppendUint64(dst, d.Of)
+	dst = be.AppendUint64(dst, d.Cluster)
+	dst = be.AppendUint32(dst, math.Float32bits(d.Similarity))
+	if version == recordV2 {
+		dst = be.AppendUint64(dst, uint64(encodeTime(d.OfTime)))
 	}
-	if err := setRecordCluster([]byte{1}, 1); !errors.Is(err, ErrCorrupt) {
-		t.Errorf("setRecordCluster on a short record = %v", err)
+	for _, s := range d.strings() {
+		dst = append(binary.AppendUvarint(dst, uint64(len(s))), s...)
+	}
+	return append(dst, d.Sketch...)
+}
+
+func TestRecordVersions1And2(t *testing.T) {
+	// A version-1 record written by an earlier build, byte by byte.
+	v1 := []byte{1, 2, // version, verdict
+		0, 0, 0, 0, 0, 0, 0, 7, // time
+		0, 0, 0, 0, 0, 0, 0, 9, // content hash
+		0, 0, 0, 0, 0, 0, 0, 3, // of
+		0, 0, 0, 0, 0, 0, 0, 4, // cluster
+		0x3f, 0x40, 0, 0, // similarity 0.75
+		1, 'x', 0, 1, 'o', 5, 't', '/', '0', '/', '1', // id, url, of id, source
+		0xaa, 0xbb} // sketch
+	want := Doc{Seq: 8, ID: "x", OfID: "o", Source: "t/0/1", Time: time.Unix(0, 7).UTC(), ContentHash: 9,
+		Verdict: 2, Of: 3, Cluster: 4, Similarity: 0.75, Sketch: []byte{0xaa, 0xbb}}
+	if !bytes.Equal(appendRecordV1V2(nil, &want), v1) {
+		t.Fatalf("the version-1 encoder of the test differs from the stored bytes")
+	}
+	for _, d := range []Doc{want,
+		{Seq: 5, ID: "b", Source: "p/0/9", OfID: "a", OfSource: "p/1/2", OfTime: time.Unix(7, 8).UTC(), Cluster: 1 << 60, Sketch: []byte{3}}} {
+		v := appendRecordV1V2(nil, &d)
+		got, err := decodeRecord(d.Seq, v)
+		if err != nil {
+			t.Fatalf("decode version %d: %v", v[0], err)
+		}
+		sameDoc(t, got, d)
+		// withCluster rewrites an old record in place, in its own version.
+		v, err = withCluster(d.Seq, v, 77)
+		if err != nil || v[0] != appendRecordV1V2(nil, &d)[0] {
+			t.Fatalf("withCluster on version %d: %v", v[0], err)
+		}
+		d.Cluster = 77
+		got, err = decodeRecord(d.Seq, v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameDoc(t, got, d)
+	}
+	// Version 3 is shorter: of and cluster as uvarints.
+	if n1, n3 := len(appendRecordV1V2(nil, &want)), recordLen(&want); n3 != n1-13 {
+		t.Errorf("version 3 takes %d bytes, version 1 %d", n3, n1)
+	}
+}
+
+func TestWithCluster(t *testing.T) {
+	for _, c := range []uint64{0, 77, 1 << 40} {
+		v := appendRecord(nil, &Doc{ID: "x", Cluster: 5, Sketch: []byte{9}})
+		v, err := withCluster(1, v, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := decodeRecord(1, v)
+		if err != nil || d.Cluster != c || d.ID != "x" || !bytes.Equal(d.Sketch, []byte{9}) {
+			t.Fatalf("after withCluster(%d): %+v, %v", c, d, err)
+		}
+	}
+	for _, v := range [][]byte{{1}, {3, 0}} {
+		if _, err := withCluster(1, v, 1); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("withCluster on %x = %v, want ErrCorrupt", v, err)
+		}
 	}
 }
 
@@ -70,6 +148,9 @@ func TestSetRecordCluster(t *testing.T) {
 func FuzzDecodeRecord(f *testing.F) {
 	f.Add(appendRecord(nil, &Doc{ID: "a", URL: "b", OfID: "c", Source: "d", Sketch: []byte{1}}))
 	f.Add(appendRecord(nil, &Doc{}))
+	f.Add(appendRecord(nil, &Doc{ID: "a", OfSource: "s", OfTime: time.Unix(1, 2), Of: 300, Cluster: 1 << 50}))
+	f.Add(appendRecordV1V2(nil, &Doc{ID: "a", URL: "b", OfID: "c", Source: "d", Sketch: []byte{1}}))
+	f.Add(appendRecordV1V2(nil, &Doc{ID: "a", OfSource: "s", Sketch: []byte{1}}))
 	f.Add([]byte{1})
 	f.Fuzz(func(t *testing.T, v []byte) {
 		d, err := decodeRecord(7, v)
