@@ -74,9 +74,14 @@
 // filter already holds every key a reader's snapshot or the writer's own
 // transaction can see; a write that fails leaves false positives. Keys are never
 // removed: expired keys stay until the filter is rebuilt. Once more keys were
-// added than it was sized for, the next write rebuilds it at twice the size by
-// scanning again, holding the writer lock, and swaps it in atomically; the
-// rebuild leaves expired keys out and shrinks the filter if few keys are left.
+// added than it was sized for, the next write starts a rebuild at twice the
+// size in the background: it scans a snapshot taken with the writer lock held
+// and no write in flight, while later writes add their keys to the old filter
+// (which readers go on using) and to a list; the list is added to the new
+// filter, and the new filter swapped in, with the writer lock held. The writer
+// never waits for the scan, which took 0.3 s at 88k documents and 5.6 s at 700k
+// when it ran under the lock. The rebuild leaves expired keys out and shrinks
+// the filter if few keys are left.
 // Keys written to the database behind the Store's back are not in the filter
 // until the next Open.
 //

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"sync"
 	"time"
 
 	"github.com/cespare/xxhash/v2"
@@ -36,20 +37,80 @@ func (s *Store) openFilter() {
 	s.log.Debug("key filter built", filterFields(f, start)...)
 }
 
-// growFilter replaces the key filter with one of twice its capacity once more
-// keys were added to it than it was sized for. It runs with writeMu held and no
-// transaction open, so every key added to the old filter is committed (or its
-// write failed, and it need not be kept) and no key is added while the database
-// is scanned. Readers keep using the old filter until the new one replaces it.
+// growFilter starts replacing the key filter with one of twice its capacity
+// once more keys were added to it than it was sized for. The new filter is
+// built in the background (rebuildFilter) from a snapshot taken here, with
+// writeMu held and no transaction open, so the snapshot holds every key added
+// so far that was committed; keys that later writes add (push) go to the old
+// filter, which readers keep using, and to the growth's list, which is added
+// to the new filter before it replaces the old one. The writer never waits for
+// the scan: at a million documents it takes seconds.
 func (s *Store) growFilter() {
 	old := s.filter.Load()
-	if !old.full() {
+	if !old.full() || s.growth.Load() != nil || s.enter() != nil {
 		return
 	}
-	start := time.Now()
-	f := s.buildFilter(2 * old.capacity())
+	g := &filterGrowth{started: time.Now()}
+	s.growth.Store(g)
+	snap := s.db.NewTransaction(false)
+	go s.rebuildFilter(old, snap, g)
+}
+
+// testHookFilterBuilt, if set by a test, runs when rebuildFilter has scanned
+// its snapshot and before it adds the keys written meanwhile.
+var testHookFilterBuilt func()
+
+// filterGrowth lists the hashes of the keys written while a new key filter is
+// being built.
+type filterGrowth struct {
+	started time.Time
+	mu      sync.Mutex
+	hashes  []uint64
+}
+
+func (g *filterGrowth) add(h uint64) {
+	g.mu.Lock()
+	g.hashes = append(g.hashes, h)
+	g.mu.Unlock()
+}
+
+// take returns the hashes listed so far and empties the list.
+func (g *filterGrowth) take() []uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	hs := g.hashes
+	g.hashes = nil
+	return hs
+}
+
+// rebuildFilter builds the filter growFilter started from snap, adds the keys
+// written meanwhile, and swaps it in with writeMu held (no write in flight).
+// A Close during the scan abandons it.
+func (s *Store) rebuildFilter(old *bloom, snap *badger.Txn, g *filterGrowth) {
+	defer s.leave()
+	f, ok := s.buildFilterFrom(snap, 2*old.capacity())
+	snap.Discard()
+	if testHookFilterBuilt != nil {
+		testHookFilterBuilt()
+	}
+	if !ok {
+		s.growth.Store(nil)
+		return
+	}
+	// Catch up without the lock until little is left, then finish under it.
+	for {
+		hs := g.take()
+		f.addAll(hs)
+		if len(hs) <= 4096 {
+			break
+		}
+	}
+	s.writeMu.Lock()
+	f.addAll(g.take())
 	s.filter.Store(f)
-	s.log.Info("key filter rebuilt", filterFields(f, start)...)
+	s.growth.Store(nil)
+	s.writeMu.Unlock()
+	s.log.Info("key filter rebuilt", filterFields(f, g.started)...)
 }
 
 func filterFields(f *bloom, start time.Time) []zap.Field {
@@ -57,29 +118,37 @@ func filterFields(f *bloom, start time.Time) []zap.Field {
 		zap.Int64("bytes", f.bytes()), zap.Duration("took", time.Since(start))}
 }
 
-// buildFilter returns a filter of the keys stored now, sized for want keys if
-// they fit, and shrunk to twice the keys found (at least FilterKeys). Expired
-// keys are left out, so under a TTL a rebuild can shrink the filter. If want was
-// too low the database is scanned a second time.
+// buildFilter returns a filter of the keys stored now; see buildFilterFrom.
 func (s *Store) buildFilter(want int64) *bloom {
-	floor := int64(s.opt.FilterKeys)
-	f := newBloom(max(want, floor))
-	n := s.fillFilter(f)
-	if n > f.capacity() {
-		f = newBloom(2 * n)
-		n = s.fillFilter(f)
-	}
-	f.shrink(max(2*n, floor))
-	f.keys.Store(n)
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	f, _ := s.buildFilterFrom(txn, want)
 	return f
 }
 
-// fillFilter adds every filtered key stored now to f, reading keys only, and
-// returns how many there were. It adds hashes in batches: each add is a cache
-// miss, and a tight loop of them lets the CPU overlap the misses.
-func (s *Store) fillFilter(f *bloom) (n int64) {
-	txn := s.db.NewTransaction(false)
-	defer txn.Discard()
+// buildFilterFrom returns a filter of the keys txn sees, sized for want keys
+// if they fit, and shrunk to twice the keys found (at least FilterKeys).
+// Expired keys are left out, so under a TTL a rebuild can shrink the filter.
+// If want was too low the database is scanned a second time. false: the store
+// is closing and the scan was abandoned.
+func (s *Store) buildFilterFrom(txn *badger.Txn, want int64) (*bloom, bool) {
+	floor := int64(s.opt.FilterKeys)
+	f := newBloom(max(want, floor))
+	n, ok := s.fillFilter(txn, f)
+	if ok && n > f.capacity() {
+		f = newBloom(2 * n)
+		n, ok = s.fillFilter(txn, f)
+	}
+	f.shrink(max(2*n, floor))
+	f.keys.Store(n)
+	return f, ok
+}
+
+// fillFilter adds every filtered key txn sees to f, reading keys only, and
+// returns how many there were; false if it stopped because the store is
+// closing. It adds hashes in batches: each add is a cache miss, and a tight
+// loop of them lets the CPU overlap the misses.
+func (s *Store) fillFilter(txn *badger.Txn, f *bloom) (n int64, ok bool) {
 	var hs [64]uint64
 	i := 0
 	for _, prefix := range []byte{prefixReplay, prefixHashHead, prefixBucketHead} {
@@ -90,10 +159,13 @@ func (s *Store) fillFilter(f *bloom) (n int64) {
 				f.addAll(hs[:])
 				i = 0
 			}
-			n++
+			if n++; n%(1<<16) == 0 && s.closing() {
+				it.Close()
+				return n, false
+			}
 		}
 		it.Close()
 	}
 	f.addAll(hs[:i])
-	return n
+	return n, true
 }

@@ -33,7 +33,8 @@ func filterDoc(seq uint64) Doc {
 	return d
 }
 
-// putFilterDocs puts documents from..to-1 in batches of n.
+// putFilterDocs puts documents from..to-1 in batches of n, each after the key
+// filter's rebuild started by the one before it, if any, has finished.
 func putFilterDocs(t *testing.T, s *Store, from, to uint64, n int) {
 	t.Helper()
 	var batch []Doc
@@ -41,8 +42,53 @@ func putFilterDocs(t *testing.T, s *Store, from, to uint64, n int) {
 		if batch = append(batch, filterDoc(seq)); len(batch) == n || seq == to-1 {
 			put(t, s, batch...)
 			batch = batch[:0]
+			waitFilterRebuilt(t, s)
 		}
 	}
+}
+
+// waitFilterRebuilt waits until no key filter is being built in the background.
+func waitFilterRebuilt(t *testing.T, s *Store) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); s.growth.Load() != nil; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the key filter's rebuild did not finish in a minute")
+		}
+	}
+}
+
+// TestFilterRebuildsInBackground writes while the larger filter is being
+// built: the writes do not wait for it, and the keys they add reach it.
+func TestFilterRebuildsInBackground(t *testing.T) {
+	s := openDisk(t, t.TempDir(), Options{FilterKeys: 1000})
+	putFilterDocs(t, s, 1, 101, 50) // more keys than the filter was sized for
+	old := s.filter.Load()
+	if !old.full() {
+		t.Fatalf("filter of %d keys at capacity %d is not full", old.keys.Load(), old.capacity())
+	}
+	scanned, release := make(chan struct{}), make(chan struct{})
+	testHookFilterBuilt = func() { close(scanned); <-release }
+	t.Cleanup(func() { testHookFilterBuilt = nil })
+	put(t, s, filterDoc(101)) // starts the rebuild
+	<-scanned
+	for seq := uint64(102); seq < 201; seq += 20 { // while the rebuild waits: keys only in the growth list
+		var batch []Doc
+		for j := seq; j < min(seq+20, 201); j++ {
+			batch = append(batch, filterDoc(j))
+		}
+		put(t, s, batch...)
+	}
+	if s.filter.Load() != old {
+		t.Fatal("the filter was replaced before its rebuild finished")
+	}
+	findAll(t, s, 1, 201) // through the old filter
+	close(release)
+	waitFilterRebuilt(t, s)
+	if f := s.filter.Load(); f == old || f.capacity() < 2*old.capacity() {
+		t.Fatalf("after the rebuild: capacity %d, was %d", f.capacity(), old.capacity())
+	}
+	filterHoldsAll(t, s)
+	findAll(t, s, 1, 201)
 }
 
 // findAll fails unless every document from..to-1 is found by each lookup.

@@ -14,13 +14,14 @@ import (
 	"go.uber.org/zap"
 )
 
-// Benchmark workload: documents with 9 bands and a 512-byte sketch (MinHash-128 of
-// uint32), written in batches of 500 as the stream does. The lookup benchmarks
-// share one on-disk database of fixtureDocs documents, built on first use by
-// whichever benchmark needs it and removed by TestMain.
+// Benchmark workload: documents with 10 bands and a 256-byte sketch (the default
+// oph: 128 bins of 16 bits, 10 bands of 5 rows), written in batches of 500 as
+// the stream does. The lookup benchmarks share one on-disk database of
+// fixtureDocs documents, built on first use by whichever benchmark needs it
+// and removed by TestMain.
 const (
-	benchBands  = 9
-	benchSketch = 512
+	benchBands  = 10
+	benchSketch = 256
 	benchBatch  = 500
 	fixtureDocs = 100_000
 )
@@ -62,12 +63,12 @@ func benchDoc(j uint64, sketch []byte) Doc {
 		Seq: j + 1, ID: string(id), URL: string(id) + "?utm_source=rss",
 		Source: "pages/0/" + strconv.FormatUint(j, 10), Time: time.Unix(1714564800, int64(j)*1e6),
 		ContentHash: splitmix64(h), Verdict: 1, Cluster: j + 1, Sketch: sketch,
-		Bands: benchBands9(j),
+		Bands: benchBandsOf(j),
 	}
 	return d
 }
 
-func benchBands9(j uint64) []uint64 {
+func benchBandsOf(j uint64) []uint64 {
 	bands := make([]uint64, benchBands)
 	for b := range bands {
 		if b < 3 {
@@ -206,7 +207,7 @@ func BenchmarkCandidatesHit(b *testing.B) {
 	var dst []Doc
 	defer startCPU(b).stop()
 	for range b.N {
-		bands := benchBands9(r.Uint64N(fixtureDocs))
+		bands := benchBandsOf(r.Uint64N(fixtureDocs))
 		var err error
 		if dst, _, err = s.Candidates(dst[:0], bands, fixtureDocs+1); err != nil || len(dst) != 5 {
 			b.Fatalf("Candidates = %d docs, %v; want the 5 of a group", len(dst), err)
@@ -237,7 +238,7 @@ func BenchmarkCandidatesCapped(b *testing.B) {
 		}
 	}
 	const match = docs - 3
-	bands := benchBands9(match)
+	bands := benchBandsOf(match)
 	bands[0], bands[1] = 7, 8
 	var dst []Doc
 	defer startCPU(b).stop()

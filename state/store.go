@@ -82,8 +82,10 @@ type Store struct {
 	writeMu sync.Mutex    // serialises writes: Put, Stage, Publish, SetCluster(s)
 
 	// filter holds every replay key and group head stored or being written;
-	// growFilter replaces it, with writeMu held.
+	// growFilter starts building a larger one, and while it is being built
+	// growth lists the keys written meanwhile (see growFilter).
 	filter atomic.Pointer[bloom]
+	growth atomic.Pointer[filterGrowth]
 
 	mu     sync.Mutex // guards closed and active
 	idle   sync.Cond  // signalled when active drops to 0 after close
@@ -272,6 +274,13 @@ func (s *Store) enter() error {
 	}
 	s.active++
 	return nil
+}
+
+// closing reports whether Close has begun.
+func (s *Store) closing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.closed
 }
 
 func (s *Store) leave() {

@@ -121,6 +121,7 @@ func checkDocs(docs []Doc, setKeys bool) error {
 type batch struct {
 	s          *Store
 	filter     *bloom          // the key filter; push adds to it
+	growth     *filterGrowth   // the next key filter's list while it is built, or nil
 	expires    uint64          // ExpiresAt of records and postings, 0 for none
 	headExpiry uint64          // ExpiresAt of heads written now, 0 for none
 	keys       []byte          // arena for keys
@@ -155,6 +156,7 @@ func (s *Store) newBatch(docs []Doc) *batch {
 	w := &batch{
 		s:       s,
 		filter:  s.filter.Load(),
+		growth:  s.growth.Load(),
 		keys:    make([]byte, 0, nkeys),
 		vals:    make([]byte, 0, nvals),
 		entries: make([]badger.Entry, 0, nentries),
@@ -300,7 +302,11 @@ func (w *batch) fit(entries []badger.Entry, seq uint64, record bool) error {
 func (w *batch) push(keys, vals []byte, expiresAt uint64) {
 	key := keys[len(w.keys):len(keys):len(keys)]
 	if filtered(key[0]) {
-		w.filter.add(keyHash(key))
+		h := keyHash(key)
+		w.filter.add(h)
+		if w.growth != nil {
+			w.growth.add(h)
+		}
 	}
 	var val []byte
 	if len(vals) > len(w.vals) {
