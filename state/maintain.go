@@ -127,3 +127,18 @@ func (s *Store) vlogBytes() int64 {
 	}
 	return n
 }
+
+// CompactionScore returns the highest of Badger's level scores: a level at 1
+// or more is due for compaction (level 0 by its table count, the others by
+// their size against their target), 0 when none has data.
+func (s *Store) CompactionScore() float64 {
+	if s.enter() != nil {
+		return 0
+	}
+	defer s.leave()
+	var score float64
+	for _, l := range s.db.Levels() {
+		score = max(score, l.Score)
+	}
+	return score
+}

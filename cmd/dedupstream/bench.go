@@ -24,6 +24,7 @@ type benchOptions struct {
 	brokers     string
 	config      string             // with brokers: kafka.tls and kafka.sasl, as run reads them
 	log         string             // latency mode: the filter's debug log goes here
+	settle      bool               // latency mode: wait for the state's compactions before producing
 	kafka       stream.KafkaConfig // config's kafka section, environment applied
 	partitions  int
 	stateDir    string
@@ -182,6 +183,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.bands, "bands", 0, "sketch.bands of the filter run (LSH bands of minhash and oph; 0 with --rows 0: chosen from the threshold)")
 	fs.IntVar(&o.rows, "rows", 0, "sketch.rows of the filter run (rows per band)")
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
+	fs.BoolVar(&o.settle, "settle", true, "latency mode: once the filter has opened its state, wait (at most 5 minutes) until no level is due for compaction before producing, so that the compaction debt of the throughput run is not measured as latency; false: produce at once")
 	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
 	if err := parse(fs, args); err != nil {

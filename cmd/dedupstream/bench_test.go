@@ -50,6 +50,9 @@ func TestBenchCommand(t *testing.T) {
 	if p50, _ := strconv.ParseFloat(sum["p50_ms"], 64); p50 > mustFloat(t, sum["max_ms"]) {
 		t.Errorf("p50 %s ms above max %s ms", sum["p50_ms"], sum["max_ms"])
 	}
+	if !strings.Contains(out.String(), "for its state's compactions to settle (--settle)") {
+		t.Errorf("the latency mode does not say how long it waited for compactions")
+	}
 	for _, run := range []string{"| no pipeline (produce → read back) | 200 |", "| passthrough | 200 |", "| dedupstream | 200 |"} {
 		if !strings.Contains(out.String(), run) {
 			t.Errorf("latency table has no row %q", run)

@@ -31,6 +31,9 @@ type LatencyRun struct {
 	// the longest one's histogram bucket.
 	GCPauses  uint64
 	LongestGC time.Duration
+	// Settled is how long the filter waited, once opened and before the
+	// producer started, for its state's compactions (bench --settle).
+	Settled time.Duration
 }
 
 // Sample is one measured record: when it was produced and how long it took
