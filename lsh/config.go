@@ -17,8 +17,8 @@ import (
 //
 // Which fields each method reads:
 //
-//	minhash       shingling, num_perm, bands, rows, seed, threshold, contain
-//	oph           shingling, num_perm (bins), bands, rows, seed, threshold, contain
+//	minhash       shingling, num_perm, bands, rows (or max_bands, fp_weight, fn_weight), seed, threshold, contain
+//	oph           shingling, num_perm (bins), bands, rows (or max_bands, fp_weight, fn_weight), seed, threshold, contain
 //	bottomk       shingling, num_perm (k), bottomk.keys, seed, threshold
 //	modm          shingling, modm.m, modm.min, seed, threshold
 //	full          shingling, full.max_keys, threshold

@@ -60,5 +60,8 @@
 //
 // [OptimalBands] picks the banding that minimises the weighted area of false
 // positives and false negatives under the S-curve 1-(1-s^r)^b, as
-// datasketch's MinHashLSH does.
+// datasketch's MinHashLSH does. [AutoBands], which Params.EnsureDefaults uses
+// when neither bands nor rows is set, takes the same objective over at most
+// max_bands (10) bands of at least 2 rows: every band is an index key each
+// page writes and looks up, while a false-positive candidate is only verified.
 package lsh

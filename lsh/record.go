@@ -49,7 +49,7 @@ type RecordMethod struct {
 }
 
 // NewRecordMethod returns the record Method for rc, using sketch's
-// threshold, false-positive and false-negative weights and seed (its method
+// threshold, max_bands, false-positive and false-negative weights and seed (its method
 // and other keys are not read). Both must have been through EnsureDefaults.
 func NewRecordMethod(rc RecordConfig, sketch Config) (*RecordMethod, error) {
 	if err := rc.Validate(); err != nil {

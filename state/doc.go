@@ -32,8 +32,8 @@
 //
 // A seq in a key is big-endian in 8 bytes, so postings sort by it. A seq value
 // (the heads and replay keys) is a uvarint, 3 bytes up to 2,097,151, and 8
-// bytes big-endian only above 2^49; states written before issue 11 hold the
-// 8-byte form in every value, and both are read.
+// bytes big-endian only from 2^49; states written before issue 11 (format 1)
+// hold the 8-byte form in every value, and both are read.
 //
 // With Options.SetKeys (sketch methods whose keys are a set, not one per band:
 // bottomk, modm, full) every key is a bucket under the pseudo-band SetBand
@@ -89,7 +89,7 @@
 //
 // A document record is a version byte followed by fixed fields, then
 // uvarints and length-prefixed strings; the sketch is the remainder of the
-// value. Every record is written in version 3:
+// value. Put, Stage and Apply write version 3:
 //
 //	[0]      version (3)
 //	[1]      verdict
@@ -106,8 +106,9 @@
 // Builds before issue 11 wrote versions 1 and 2, which are still read: version
 // 1 holds of at [18:26], cluster at [26:34] and similarity at [34:38], fixed
 // width, and its strings from [38:]; version 2 (flag 1's content) adds the
-// original's time at [38:46] and the fifth string. SetCluster rewrites their
-// cluster in place and encodes a version-3 record again.
+// original's time at [38:46] and the fifth string. SetCluster keeps such a
+// record in its version, rewriting the cluster in place, and decodes a
+// version-3 record and encodes it again.
 //
 // The band keys are not stored in the record: they exist only as postings, and the
 // sketch they were derived from is stored, so they can be recomputed. Docs returned

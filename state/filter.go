@@ -47,7 +47,12 @@ func (s *Store) openFilter() {
 // the scan: at a million documents it takes seconds.
 func (s *Store) growFilter() {
 	old := s.filter.Load()
-	if !old.full() || s.growth.Load() != nil || s.enter() != nil {
+	if !old.full() || s.growth.Load() != nil {
+		return
+	}
+	// The rebuild holds the store open (Close waits for it, and it gives up
+	// its scan once Close has begun); none starts once Close has begun.
+	if s.enter() != nil {
 		return
 	}
 	g := &filterGrowth{started: time.Now()}
@@ -55,6 +60,10 @@ func (s *Store) growFilter() {
 	snap := s.db.NewTransaction(false)
 	go s.rebuildFilter(old, snap, g)
 }
+
+// catchUpUnlocked is how many listed keys rebuildFilter still adds without
+// the writer lock before it takes the lock for the rest.
+const catchUpUnlocked = 4096
 
 // testHookFilterBuilt, if set by a test, runs when rebuildFilter has scanned
 // its snapshot and before it adds the keys written meanwhile.
@@ -101,7 +110,7 @@ func (s *Store) rebuildFilter(old *bloom, snap *badger.Txn, g *filterGrowth) {
 	for {
 		hs := g.take()
 		f.addAll(hs)
-		if len(hs) <= 4096 {
+		if len(hs) <= catchUpUnlocked {
 			break
 		}
 	}

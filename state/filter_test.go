@@ -67,8 +67,12 @@ func TestFilterRebuildsInBackground(t *testing.T) {
 		t.Fatalf("filter of %d keys at capacity %d is not full", old.keys.Load(), old.capacity())
 	}
 	scanned, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
 	testHookFilterBuilt = func() { close(scanned); <-release }
-	t.Cleanup(func() { testHookFilterBuilt = nil })
+	// Cleanups run last first: a failing test frees the rebuild before the
+	// store's Close waits for it.
+	t.Cleanup(func() { free(); testHookFilterBuilt = nil })
 	put(t, s, filterDoc(101)) // starts the rebuild
 	<-scanned
 	for seq := uint64(102); seq < 201; seq += 20 { // while the rebuild waits: keys only in the growth list
@@ -82,7 +86,7 @@ func TestFilterRebuildsInBackground(t *testing.T) {
 		t.Fatal("the filter was replaced before its rebuild finished")
 	}
 	findAll(t, s, 1, 201) // through the old filter
-	close(release)
+	free()
 	waitFilterRebuilt(t, s)
 	if f := s.filter.Load(); f == old || f.capacity() < 2*old.capacity() {
 		t.Fatalf("after the rebuild: capacity %d, was %d", f.capacity(), old.capacity())

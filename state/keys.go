@@ -122,6 +122,9 @@ func decodeSeqValue(v []byte) (uint64, bool) {
 	if len(v) == 8 {
 		return binary.BigEndian.Uint64(v), true
 	}
+	if len(v) > 7 {
+		return 0, false
+	}
 	seq, n := binary.Uvarint(v)
 	return seq, n > 0 && n == len(v)
 }

@@ -61,7 +61,8 @@ func TestSeqValues(t *testing.T) {
 	if n := len(appendSeqValue(nil, 1_000_000)); n != 3 {
 		t.Errorf("seq 1,000,000 takes %d bytes, want 3", n)
 	}
-	for _, v := range [][]byte{nil, {0x80}, {0x01, 0x02}, {1, 2, 3, 4, 5, 6, 7, 8, 9}} {
+	for _, v := range [][]byte{nil, {0x80}, {0x01, 0x02}, {1, 2, 3, 4, 5, 6, 7, 8, 9},
+		{0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x81, 0x01}} { // a 9-byte uvarint
 		if seq, ok := decodeSeqValue(v); ok {
 			t.Errorf("value %x decodes to %d, want an error", v, seq)
 		}

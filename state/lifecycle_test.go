@@ -364,6 +364,33 @@ func keyExpiresAt(t *testing.T, s *Store, key []byte) uint64 {
 	return at
 }
 
+// TestOpenUpgradesFormat1 opens a state marked format 1, as builds before
+// issue 11 wrote, and finds its marker raised to 2, which those builds refuse.
+func TestOpenUpgradesFormat1(t *testing.T) {
+	dir := t.TempDir()
+	s := openDisk(t, dir, Options{})
+	put(t, s, doc(1, 10))
+	if err := s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(metaKey(metaFormat), binary.BigEndian.AppendUint64(nil, 1))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDisk(t, dir, Options{})
+	var format uint64
+	if err := s.db.View(func(txn *badger.Txn) (err error) {
+		format, _, err = getUint(txn, metaFormat)
+		return err
+	}); err != nil || format != 2 {
+		t.Fatalf("format after opening a format-1 state: %d, %v; want 2", format, err)
+	}
+	if d, ok, err := s.Replayed(doc(1).ID, doc(1).ContentHash); err != nil || !ok || d.Seq != 1 {
+		t.Errorf("Replayed(doc 1) = %d, %v, %v", d.Seq, ok, err)
+	}
+}
+
 func TestOpenRefusesOtherFormat(t *testing.T) {
 	dir := t.TempDir()
 	s := openDisk(t, dir, Options{})
@@ -375,7 +402,7 @@ func TestOpenRefusesOtherFormat(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := Open(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "state: stored format 2, this build reads format 1") {
+	if s, err := Open(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "state: stored format 3, this build reads formats 1 to 2") {
 		if s != nil {
 			_ = s.Close()
 		}

@@ -130,7 +130,9 @@ func (s *Store) vlogBytes() int64 {
 
 // CompactionScore returns the highest of Badger's level scores: a level at 1
 // or more is due for compaction (level 0 by its table count, the others by
-// their size against their target), 0 when none has data.
+// their size against their target). Badger reports a score only for levels
+// that are due, leaving out the last level and tables already being compacted,
+// so 0 means that nothing is due, while the last compaction may still run.
 func (s *Store) CompactionScore() float64 {
 	if s.enter() != nil {
 		return 0

@@ -23,7 +23,7 @@ const (
 	offOf           = 18 // versions 1 and 2
 	offCluster      = 26 // versions 1 and 2
 	offSimilarity   = 34 // versions 1 and 2
-	recordHeaderLen = 38 // version 1
+	recordV1HeadLen = 38 // version 1
 	offOfTime       = 38 // version 2
 	recordV2HeadLen = 46
 	offSimilarityV3 = 18
@@ -35,13 +35,13 @@ const (
 // zeroTime encodes time.Time{}, whose UnixNano is undefined.
 const zeroTime = math.MinInt64
 
-// v2 reports whether d names its original's place in the global order (a
+// hasOrigin reports whether d names its original's place in the global order (a
 // shard of the sharded index): its record then holds OfTime and OfSource.
-func (d *Doc) v2() bool { return d.OfSource != "" || !d.OfTime.IsZero() }
+func (d *Doc) hasOrigin() bool { return d.OfSource != "" || !d.OfTime.IsZero() }
 
 // strings returns the record's length-prefixed strings, in order.
 func (d *Doc) strings() []string {
-	if d.v2() {
+	if d.hasOrigin() {
 		return []string{d.ID, d.URL, d.OfID, d.Source, d.OfSource}
 	}
 	return []string{d.ID, d.URL, d.OfID, d.Source}
@@ -50,7 +50,7 @@ func (d *Doc) strings() []string {
 // recordLen is the length of d's version-3 record.
 func recordLen(d *Doc) int {
 	n := recordV3HeadLen + uvarintLen(d.Of) + uvarintLen(d.Cluster) + len(d.Sketch)
-	if d.v2() {
+	if d.hasOrigin() {
 		n += 8
 	}
 	for _, s := range d.strings() {
@@ -63,7 +63,7 @@ func recordLen(d *Doc) int {
 func appendRecord(dst []byte, d *Doc) []byte {
 	be := binary.BigEndian
 	var flags byte
-	if d.v2() {
+	if d.hasOrigin() {
 		flags |= flagOrigin
 	}
 	dst = append(dst, recordV3, d.Verdict)
@@ -100,7 +100,7 @@ func decodeRecord(seq uint64, v []byte) (Doc, error) {
 	var off, nstr int
 	switch first(v) {
 	case recordV1, recordV2:
-		off, nstr = recordHeaderLen, 4
+		off, nstr = recordV1HeadLen, 4
 		if v[0] == recordV2 {
 			off, nstr = recordV2HeadLen, 5
 		}
@@ -118,6 +118,9 @@ func decodeRecord(seq uint64, v []byte) (Doc, error) {
 			return bad("short header", len(v))
 		}
 		d.Similarity = math.Float32frombits(be.Uint32(v[offSimilarityV3:]))
+		if v[offFlagsV3]&^flagOrigin != 0 {
+			return bad("unknown flags", offFlagsV3)
+		}
 		if v[offFlagsV3]&flagOrigin != 0 {
 			if len(v) < off+8 {
 				return bad("short header", len(v))
@@ -171,7 +174,7 @@ func decodeTime(ns int64) time.Time {
 func withCluster(seq uint64, v []byte, cluster uint64) ([]byte, error) {
 	switch first(v) {
 	case recordV1, recordV2:
-		if len(v) < recordHeaderLen {
+		if len(v) < recordV1HeadLen {
 			return nil, fmt.Errorf("%w: seq %d: %d bytes, version %d", ErrCorrupt, seq, len(v), first(v))
 		}
 		binary.BigEndian.PutUint64(v[offCluster:], cluster)

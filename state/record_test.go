@@ -52,11 +52,14 @@ func TestDecodeRecordRejects(t *testing.T) {
 	bad[offFlagsV3] = flagOrigin // a 5th string and the original's time that are not there
 	f("flag without origin", bad)
 	bad = bytes.Clone(good)
+	bad[offFlagsV3] = 2
+	f("unknown flag", bad)
+	bad = bytes.Clone(good)
 	bad[recordV3HeadLen+2] = 200 // id longer than the record
 	f("long id", bad)
 	old := appendRecordV1V2(nil, &Doc{ID: "abc", Sketch: []byte{1}})
-	f("short version 1", old[:recordHeaderLen-1])
-	f("version 1 truncated id", old[:recordHeaderLen+2])
+	f("short version 1", old[:recordV1HeadLen-1])
+	f("version 1 truncated id", old[:recordV1HeadLen+2])
 }
 
 // appendRecordV1V2 is the encoding of the builds before issue 11 (versions
@@ -65,7 +68,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 func appendRecordV1V2(dst []byte, d *Doc) []byte {
 	be := binary.BigEndian
 	version := byte(recordV1)
-	if d.v2() {
+	if d.hasOrigin() {
 		version = recordV2
 	}
 	dst = append(dst, version, d.Verdict)

@@ -284,10 +284,10 @@ func BenchmarkReplayedMiss(b *testing.B) {
 	}
 }
 
-// Live workload: the stream's default of 16 bands, and enough documents that
+// Live workload: the stream's default of 10 bands, and enough documents that
 // they fill more than one memtable, as in a running pipeline.
 const (
-	liveBands = 16
+	liveBands = benchBands
 	liveDocs  = 50_000
 )
 
@@ -315,7 +315,7 @@ func openLive(b *testing.B) *Store {
 }
 
 // BenchmarkDocLookupMissLive times the lookups the stream makes for one unique
-// document (Replayed, Exact, Candidates over 16 bands: 18 point reads that all
+// document (Replayed, Exact, Candidates over 10 bands: 12 point reads that all
 // miss) against a store whose documents are still in its memtables.
 func BenchmarkDocLookupMissLive(b *testing.B) {
 	s := openLive(b)

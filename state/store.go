@@ -19,8 +19,12 @@ var ErrClosed = errors.New("state: closed")
 // (never written, or expired).
 var ErrNotFound = errors.New("state: document not found")
 
-// formatVersion is the key layout version stored under meta "format".
-const formatVersion = 1
+// formatVersion is the layout version stored under meta "format": 2 since
+// issue 11 (version-3 records, uvarint seq values), which builds of format 1
+// cannot read. A format-1 state is read as it is, and its marker becomes 2 at
+// Open, so that an older build refuses it at start rather than failing at its
+// first lookup of a new value.
+const formatVersion = 2
 
 // Doc is one stored document. Bands are written as postings only; documents read
 // back from the store have Bands == nil.
@@ -167,10 +171,12 @@ func checkFormat(txn *badger.Txn) error {
 	switch {
 	case err != nil:
 		return err
-	case ok && format != formatVersion:
-		return fmt.Errorf("state: stored format %d, this build reads format %d", format, formatVersion)
-	case ok:
+	case ok && (format < 1 || format > formatVersion):
+		return fmt.Errorf("state: stored format %d, this build reads formats 1 to %d", format, formatVersion)
+	case ok && format == formatVersion:
 		return nil
+	case ok: // an earlier format this build reads; from now on it writes its own
+		return txn.Set(metaKey(metaFormat), binary.BigEndian.AppendUint64(nil, formatVersion))
 	}
 	it := txn.NewIterator(badger.IteratorOptions{})
 	it.Rewind()

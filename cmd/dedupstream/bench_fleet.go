@@ -152,6 +152,7 @@ func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd
 		"DEDUPSTREAM_BATCH_SIZE=" + strconv.Itoa(o.batch), "DEDUPSTREAM_ADMIN_LISTEN=127.0.0.1:0",
 		"DEDUPSTREAM_LOG_LEVEL=" + cmp.Or(os.Getenv("DEDUPSTREAM_LOG_LEVEL"), "warn"), "DEDUPSTREAM_LOG_FORMAT=json",
 		"DEDUPSTREAM_SKETCH_METHOD=" + o.method, "DEDUPSTREAM_INDEX_STANDBYS=" + strconv.Itoa(o.standbys),
+		"DEDUPSTREAM_SKETCH_BANDS=" + strconv.Itoa(o.bands), "DEDUPSTREAM_SKETCH_ROWS=" + strconv.Itoa(o.rows),
 	}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, envPrefix) || strings.HasPrefix(kv, envPrefix+"KAFKA_TLS_") || strings.HasPrefix(kv, envPrefix+"KAFKA_SASL_") {

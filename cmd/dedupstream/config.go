@@ -26,7 +26,8 @@ type Config struct {
 	Clean         clean.Options `yaml:"clean"`
 	Sketch        lsh.Config    `yaml:"sketch"`
 	// Record switches to structured records (record mode); it replaces
-	// sketch.method and reads sketch.threshold, fp_weight, fn_weight and seed.
+	// sketch.method and reads sketch.threshold, max_bands, fp_weight, fn_weight
+	// and seed.
 	Record lsh.RecordConfig `yaml:"record"`
 	// Vocabulary is a vocabulary file (vocab.Read) of collection
 	// statistics, required by sketch.method imatch and sketch.simhash.idf.
