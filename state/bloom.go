@@ -43,6 +43,17 @@ func newBloom(keys int64) *bloom {
 	return &bloom{words: make([]atomic.Uint64, n*blockWords), blocks: n}
 }
 
+// newSaturatedBloom returns a filter that answers "maybe" for every key: the
+// stand-in while the filter of a database just opened is built. Nothing it is
+// given counts as added, so it is never full.
+func newSaturatedBloom() *bloom {
+	f := newBloom(1)
+	for i := range f.words {
+		f.words[i].Store(^uint64(0))
+	}
+	return f
+}
+
 // capacity is the number of keys the filter holds at its design error rate.
 func (f *bloom) capacity() int64 { return int64(f.blocks * blockBits / bloomBitsPerKey) }
 

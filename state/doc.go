@@ -69,7 +69,10 @@
 // positive (about 1% at capacity, 10 bits per key) only costs the read.
 //
 // Open builds the filter by scanning those keys (keys only), sized for about
-// twice the keys found and at least Options.FilterKeys. A write (Put, Stage,
+// twice the keys found and at least Options.FilterKeys. A database of more than
+// ~4M keys (~350k documents) gets its filter in the background, the way a
+// growing filter is rebuilt (below): until then a stand-in says "maybe" to
+// every key, so lookups are right and go to Badger. A write (Put, Stage,
 // Publish) adds a key when it queues it, before the transaction commits, so the
 // filter already holds every key a reader's snapshot or the writer's own
 // transaction can see; a write that fails leaves false positives. Keys are never

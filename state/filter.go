@@ -25,17 +25,36 @@ func (f *bloom) mayExist(key []byte) bool { return f.mayContain(keyHash(key)) }
 
 // openFilter builds the key filter of a database just opened, sized for twice
 // the keys its tables hold (an over-estimate: they hold other keys too) or
-// FilterKeys, whichever is more.
+// FilterKeys, whichever is more. A database of more than openInBackground
+// keys gets it in the background, as a growing filter does (rebuildFilter):
+// until it is swapped in, the filter says "maybe" to every key, so lookups
+// are right but all go to Badger. At a million documents the scan takes 6–7
+// seconds, for which Open would otherwise keep the filter from starting.
 func (s *Store) openFilter() {
 	var tableKeys int64
 	for _, t := range s.db.Tables() {
 		tableKeys += int64(t.KeyCount)
 	}
-	start := time.Now()
-	f := s.buildFilter(2 * tableKeys)
-	s.filter.Store(f)
-	s.log.Debug("key filter built", filterFields(f, start)...)
+	if tableKeys <= openInBackground {
+		start := time.Now()
+		f := s.buildFilter(2 * tableKeys)
+		s.filter.Store(f)
+		s.log.Debug("key filter built", filterFields(f, start)...)
+		return
+	}
+	s.filter.Store(newSaturatedBloom())
+	if s.enter() != nil { // cannot fail: Open has not returned the store
+		return
+	}
+	g := &filterGrowth{started: time.Now()}
+	s.growth.Store(g)
+	go s.rebuildFilter(2*tableKeys, s.db.NewTransaction(false), g)
 }
+
+// openInBackground is the most keys a database opened may hold for openFilter
+// to build its key filter before Open returns (about half a second's scan on
+// two cores); a variable so that tests can lower it.
+var openInBackground int64 = 4 << 20
 
 // growFilter starts replacing the key filter with one of twice its capacity
 // once more keys were added to it than it was sized for. The new filter is
@@ -58,7 +77,7 @@ func (s *Store) growFilter() {
 	g := &filterGrowth{started: time.Now()}
 	s.growth.Store(g)
 	snap := s.db.NewTransaction(false)
-	go s.rebuildFilter(old, snap, g)
+	go s.rebuildFilter(2*old.capacity(), snap, g)
 }
 
 // catchUpUnlocked is how many listed keys rebuildFilter still adds without
@@ -92,12 +111,12 @@ func (g *filterGrowth) take() []uint64 {
 	return hs
 }
 
-// rebuildFilter builds the filter growFilter started from snap, adds the keys
-// written meanwhile, and swaps it in with writeMu held (no write in flight).
-// A Close during the scan abandons it.
-func (s *Store) rebuildFilter(old *bloom, snap *badger.Txn, g *filterGrowth) {
+// rebuildFilter builds the filter growFilter or openFilter started, sized for
+// want keys, from snap, adds the keys written meanwhile, and swaps it in with
+// writeMu held (no write in flight). A Close during the scan abandons it.
+func (s *Store) rebuildFilter(want int64, snap *badger.Txn, g *filterGrowth) {
 	defer s.leave()
-	f, ok := s.buildFilterFrom(snap, 2*old.capacity())
+	f, ok := s.buildFilterFrom(snap, want)
 	snap.Discard()
 	if testHookFilterBuilt != nil {
 		testHookFilterBuilt()

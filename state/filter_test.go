@@ -170,6 +170,50 @@ func TestFilterRebuiltOnReopen(t *testing.T) {
 	}
 }
 
+// TestFilterOpensInBackground opens a database larger than openInBackground:
+// Open returns before the filter is built, lookups and writes are right
+// meanwhile (the stand-in says "maybe" to every key), and the filter built
+// holds the keys written during the build too.
+func TestFilterOpensInBackground(t *testing.T) {
+	dir := t.TempDir()
+	s := openDisk(t, dir, Options{})
+	putFilterDocs(t, s, 1, 1001, 250)
+	keys := filterHoldsAll(t, s)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	defer func(n int64) { openInBackground = n }(openInBackground)
+	openInBackground = 100
+	scanned, release := make(chan struct{}), make(chan struct{})
+	var releaseOnce sync.Once
+	free := func() { releaseOnce.Do(func() { close(release) }) }
+	testHookFilterBuilt = func() { close(scanned); <-release }
+	s = openDisk(t, dir, Options{})
+	t.Cleanup(func() { free(); testHookFilterBuilt = nil })
+	<-scanned
+	if rate := fpRate(s.filter.Load(), rand.New(rand.NewPCG(3, 3)), 1000); rate != 1 {
+		t.Fatalf("while the filter is built, it says maybe for %.3f of absent keys, want all", rate)
+	}
+	findAll(t, s, 1, 1001)
+	for seq := uint64(1001); seq < 1201; seq += 50 { // while the build waits
+		var batch []Doc
+		for j := seq; j < seq+50; j++ {
+			batch = append(batch, filterDoc(j))
+		}
+		put(t, s, batch...)
+	}
+	findAll(t, s, 1, 1201)
+	free()
+	waitFilterRebuilt(t, s)
+	if n := filterHoldsAll(t, s); n <= keys {
+		t.Errorf("%d filtered keys after the build, %d before the reopen and 200 documents more", n, keys)
+	}
+	findAll(t, s, 1, 1201)
+	if rate := fpRate(s.filter.Load(), rand.New(rand.NewPCG(4, 4)), 100_000); rate > 0.015 {
+		t.Errorf("the filter built says maybe for %.3f%% of absent keys", 100*rate)
+	}
+}
+
 // A database whose keys outgrow the filter's capacity at Open is sized from a
 // second scan, and one that outgrows it while open is rebuilt at twice the size.
 func TestFilterGrows(t *testing.T) {
