@@ -70,7 +70,7 @@
 //
 // Open builds the filter by scanning those keys (keys only), sized for about
 // twice the keys found and at least Options.FilterKeys. A database of more than
-// ~4M keys (~350k documents) gets its filter in the background, the way a
+// ~4M keys (~300k documents) gets its filter in the background, the way a
 // growing filter is rebuilt (below): until then a stand-in says "maybe" to
 // every key, so lookups are right and go to Badger. A write (Put, Stage,
 // Publish) adds a key when it queues it, before the transaction commits, so the

@@ -43,41 +43,42 @@ func (s *Store) openFilter() {
 		return
 	}
 	s.filter.Store(newSaturatedBloom())
-	if s.enter() != nil { // cannot fail: Open has not returned the store
-		return
-	}
-	g := &filterGrowth{started: time.Now()}
-	s.growth.Store(g)
-	go s.rebuildFilter(2*tableKeys, s.db.NewTransaction(false), g)
+	s.startRebuild(2 * tableKeys)
 }
 
 // openInBackground is the most keys a database opened may hold for openFilter
-// to build its key filter before Open returns (about half a second's scan on
-// two cores); a variable so that tests can lower it.
+// to build its key filter before Open returns: about 300k documents, a scan of
+// 2–4 s at the rate of the 6–9 s measured for a million; a variable so that
+// tests can lower it.
 var openInBackground int64 = 4 << 20
 
 // growFilter starts replacing the key filter with one of twice its capacity
 // once more keys were added to it than it was sized for. The new filter is
-// built in the background (rebuildFilter) from a snapshot taken here, with
+// built in the background (rebuildFilter) from a snapshot startRebuild takes, with
 // writeMu held and no transaction open, so the snapshot holds every key added
 // so far that was committed; keys that later writes add (push) go to the old
 // filter, which readers keep using, and to the growth's list, which is added
 // to the new filter before it replaces the old one. The writer never waits for
 // the scan: at a million documents it takes seconds.
 func (s *Store) growFilter() {
-	old := s.filter.Load()
-	if !old.full() || s.growth.Load() != nil {
-		return
+	if old := s.filter.Load(); old.full() && s.growth.Load() == nil {
+		s.startRebuild(2 * old.capacity())
 	}
-	// The rebuild holds the store open (Close waits for it, and it gives up
-	// its scan once Close has begun); none starts once Close has begun.
+}
+
+// startRebuild starts building a key filter for want keys in the background
+// (rebuildFilter). It must run with no write in flight (writeMu held, or
+// before Open returns): the growth list is in place before the snapshot is
+// taken, so every key is in one or the other. The rebuild holds the store
+// open (Close waits for it, and it gives up its scan once Close has begun);
+// none starts once Close has begun.
+func (s *Store) startRebuild(want int64) {
 	if s.enter() != nil {
 		return
 	}
 	g := &filterGrowth{started: time.Now()}
 	s.growth.Store(g)
-	snap := s.db.NewTransaction(false)
-	go s.rebuildFilter(2*old.capacity(), snap, g)
+	go s.rebuildFilter(want, s.db.NewTransaction(false), g)
 }
 
 // catchUpUnlocked is how many listed keys rebuildFilter still adds without
@@ -111,8 +112,8 @@ func (g *filterGrowth) take() []uint64 {
 	return hs
 }
 
-// rebuildFilter builds the filter growFilter or openFilter started, sized for
-// want keys, from snap, adds the keys written meanwhile, and swaps it in with
+// rebuildFilter builds the filter startRebuild started, sized for want keys,
+// from snap, adds the keys written meanwhile, and swaps it in with
 // writeMu held (no write in flight). A Close during the scan abandons it.
 func (s *Store) rebuildFilter(want int64, snap *badger.Txn, g *filterGrowth) {
 	defer s.leave()

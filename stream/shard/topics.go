@@ -91,12 +91,11 @@ func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg
 // milliseconds, but one deleted first leaves its document waiting for a resend.
 const minAnswersRetention = time.Minute
 
-// retentionNeed is how long topic must keep records, and why (a format with
-// one %s, the need).
+// retentionNeed is how long topic must keep records, and why.
 type retentionNeed struct {
 	topic string
 	need  time.Duration // negative: forever
-	why   string
+	why   string        // a format with one %s: the need
 }
 
 func topicConfig(name string, partitions int, retention time.Duration) kafka.TopicConfig {
@@ -163,9 +162,9 @@ func checkRetention(ctx context.Context, c *kafka.Client, needs []retentionNeed)
 				return fmt.Errorf("topic %s: retention.ms %q: %w", n.topic, e.ConfigValue, err)
 			}
 			if !covers(ms, n.need) {
-				return fmt.Errorf("topic %s keeps records for %s, but "+n.why+": "+
-					"raise its retention.ms (e.g. kafka-configs --alter --add-config retention.ms=%d)", n.topic,
-					retentionString(ms), retentionString(n.need.Milliseconds()), max(n.need.Milliseconds(), -1))
+				why := fmt.Sprintf(n.why, retentionString(n.need.Milliseconds()))
+				return fmt.Errorf("topic %s keeps records for %s, but %s: raise its retention.ms (e.g. kafka-configs --alter --add-config retention.ms=%d)",
+					n.topic, retentionString(ms), why, max(n.need.Milliseconds(), -1))
 			}
 		}
 	}
