@@ -97,9 +97,10 @@ type filterGrowth struct {
 	hashes  []uint64
 }
 
-func (g *filterGrowth) add(h uint64) {
+// addAll lists hs, one write's keys.
+func (g *filterGrowth) addAll(hs []uint64) {
 	g.mu.Lock()
-	g.hashes = append(g.hashes, h)
+	g.hashes = append(g.hashes, hs...)
 	g.mu.Unlock()
 }
 

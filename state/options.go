@@ -24,6 +24,14 @@ const (
 	DefaultNumMemtables  = 3
 )
 
+// WriteBufferBytes bounds the Go heap Badger's write path holds for a store
+// with these options (after EnsureDefaults): NumMemtables arenas of ~1.3 ×
+// MemtableBytes, plus a level-0 table of MemtableBytes being built from one
+// of them.
+func (o Options) WriteBufferBytes() int64 {
+	return (13*int64(o.NumMemtables) + 10) * o.MemtableBytes / 10
+}
+
 // Options configures a Store. The zero value of every field means its default.
 type Options struct {
 	Dir           string        `yaml:"dir"`            // "" with InMemory → in-memory DB

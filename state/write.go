@@ -84,7 +84,7 @@ func (s *Store) write(op string, docs []Doc, parts int, applied *int64) error {
 	defer s.writeMu.Unlock()
 	s.growFilter()
 	w := s.newBatch(docs)
-	defer w.discard()
+	defer w.finish()
 	for i := range docs {
 		if err := w.add(&docs[i], parts); err != nil {
 			return fmt.Errorf("%s document %d (%q): %w", op, docs[i].Seq, docs[i].ID, err)
@@ -122,6 +122,7 @@ type batch struct {
 	s          *Store
 	filter     *bloom          // the key filter; push adds to it
 	growth     *filterGrowth   // the next key filter's list while it is built, or nil
+	grown      []uint64        // hashes of keys for growth, handed over by finish
 	expires    uint64          // ExpiresAt of records and postings, 0 for none
 	headExpiry uint64          // ExpiresAt of heads written now, 0 for none
 	keys       []byte          // arena for keys
@@ -305,7 +306,7 @@ func (w *batch) push(keys, vals []byte, expiresAt uint64) {
 		h := keyHash(key)
 		w.filter.add(h)
 		if w.growth != nil {
-			w.growth.add(h)
+			w.grown = append(w.grown, h)
 		}
 	}
 	var val []byte
@@ -361,6 +362,17 @@ func (w *batch) commit() error {
 	raise(&s.next, next)
 	w.count, w.size, w.maxSeq, w.docs, w.docsInTxn = 0, 0, 0, 0, 0
 	return nil
+}
+
+// finish discards the open transaction, if any, and hands the keys pushed
+// to the growing key filter's list (once, whether the write succeeded or not:
+// a key that was not written only costs a false positive). The caller still
+// holds writeMu, so the list has them before the new filter is swapped in.
+func (w *batch) finish() {
+	w.discard()
+	if w.growth != nil {
+		w.growth.addAll(w.grown)
+	}
 }
 
 func (w *batch) discard() {

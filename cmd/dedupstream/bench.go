@@ -170,7 +170,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.Float64Var(&o.rate, "rate", 0, "docs/s of the latency mode's producer (0: half the filter's docs/s in the throughput mode)")
 	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")
 	fs.IntVar(&o.memtables, "num-memtables", 0, "state.num_memtables of the filter run (0: the default)")
-	fs.Int64Var(&o.memoryLimit, "memory-limit", 0, "memory_limit (Go soft memory limit, bytes) of the filter run; 0: none")
+	fs.Int64Var(&o.memoryLimit, "memory-limit", 0, "memory_limit (Go soft memory limit, bytes) of the filter run; 0: automatic, as run's default; -1: none")
 	fs.StringVar(&o.method, "method", "", "sketch.method of the filter run: minhash, oph, bottomk, modm, full, supershingle, simhash (default oph; imatch needs a vocabulary)")
 	fs.StringVar(&o.verify, "verify", "", "sketch.verify.method of the filter run: none, full, bottomk, modm, minhash, oph (default none)")
 	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
@@ -266,8 +266,8 @@ func filterConfig(cl bench.Cluster, o benchOptions, output, group, dir string) C
 
 func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*benchRun, error) {
 	cfg := filterConfig(cl, o, "bench.out", "bench-filter", dir)
-	if cfg.MemoryLimit > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+	if limit := cfg.memoryLimit(); limit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -324,6 +324,8 @@ func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
 	}
 	fmt.Fprintf(w, "resident at the end of the filter run: %.0f MB anonymous (heap, stacks), %.0f MB file-backed (mapped Badger tables)\n",
 		float64(run.Anon)/1e6, float64(run.File)/1e6)
+	fmt.Fprintf(w, "peaks during the filter run (sampled every 0.1 s): %.0f MB anonymous, %.0f MB live Go heap\n",
+		float64(run.PeakAnon)/1e6, float64(run.PeakLive)/1e6)
 	if run.stages != "" {
 		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
 	}
@@ -347,9 +349,9 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 		}
 		return fmt.Sprintf("%.1f", bench.Percentile(r.Lat, q).Seconds()*1e3)
 	}
-	fmt.Fprintf(w, "\nsummary: docs=%d stored=%d pass_docs_s=%s docs_s=%s cpu_s=%.1f peak_rss_mb=%.0f anon_mb=%.0f file_mb=%.0f state_bytes_doc=%s",
+	fmt.Fprintf(w, "\nsummary: docs=%d stored=%d pass_docs_s=%s docs_s=%s cpu_s=%.1f peak_rss_mb=%.0f anon_mb=%.0f file_mb=%.0f peak_anon_mb=%.0f peak_live_mb=%.0f state_bytes_doc=%s",
 		o.docs, run.stateDoc, rate(pass), rate(run), run.CPU.Seconds(), float64(run.PeakRSS)/1e6,
-		float64(run.Anon)/1e6, float64(run.File)/1e6, run.stateBytesPerDoc())
+		float64(run.Anon)/1e6, float64(run.File)/1e6, float64(run.PeakAnon)/1e6, float64(run.PeakLive)/1e6, run.stateBytesPerDoc())
 	latRate := "-"
 	if lrun != nil {
 		latRate = fmt.Sprintf("%.0f", lrun.Produced)

@@ -42,8 +42,8 @@ func passthroughLatency(ctx context.Context, cl bench.Cluster, o benchOptions, l
 func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
 	cfg := filterConfig(cl, o, latFilterOut, "bench-filter-latency", dir) // the throughput run's state settings, too
 	cfg.Kafka.Input = latFilterIn
-	if cfg.MemoryLimit > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(cfg.MemoryLimit))
+	if limit := cfg.memoryLimit(); limit > 0 {
+		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err

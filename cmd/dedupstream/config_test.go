@@ -107,6 +107,43 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	f("", "DEDUPSTREAM_SKETCH_VERIFY_THRESHOLD=1.2", "sketch.verify.threshold")
 	f("sketch:\n  containment: 1.5\n", "", "sketch.containment")
 	f("", "DEDUPSTREAM_SKETCH_CONTAINMENT=-0.1", "sketch.containment")
+	f("memory_limit: -2\n", "", "memory_limit")
+}
+
+// TestMemoryLimit: memory_limit 0 sizes the limit from the Badger write
+// buffers the process may hold — its state's, or in sharded mode every
+// shard store's — plus the headroom; -1 sets none; bytes are taken as given.
+func TestMemoryLimit(t *testing.T) {
+	const mib = 1 << 20
+	t.Setenv("GOMEMLIMIT", "")
+	f := func(yaml string, want int64) {
+		t.Helper()
+		path := t.TempDir() + "/c.yaml"
+		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		c, err := loadConfig(path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.ensureDefaults()
+		if err := c.validate(); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.memoryLimit(); got != want {
+			t.Errorf("config %q: memory limit %d MiB, want %d MiB", yaml, got/mib, want/mib)
+		}
+	}
+	// three 64 MiB memtables of ~1.3 × their size and a level-0 table: 313.6 MiB
+	f("", 3136*mib/10+memoryHeadroom)
+	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 36*32*mib/10+memoryHeadroom)
+	// four shard stores of two 16 MiB memtables each
+	f("index:\n  shards: 4\n", 4*(36*16*mib/10)+memoryHeadroom)
+	f("memory_limit: 1073741824\n", 1024*mib)
+	f("memory_limit: -1\n", 0)
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	f("", 0)
+	f("memory_limit: 1073741824\n", 1024*mib)
 }
 
 // TestContainmentKey: sketch.containment left out is the default 0.9; an

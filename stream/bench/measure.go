@@ -8,7 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"runtime/pprof"
+	"sync"
 	"time"
 
 	"github.com/dedupstream/dedupstream/stream"
@@ -22,7 +24,15 @@ type Run struct {
 	PeakRSS int64         // bytes, peak during the run
 	Anon    int64         // RssAnon at the end of the run: heap, stacks
 	File    int64         // RssFile at the end of the run: mapped files (Badger tables)
+	// PeakAnon and PeakLive are the largest RssAnon and live Go heap (as the
+	// last collection measured it) seen during the run, sampled every
+	// memSampleEvery: what the process's own memory peaked at, Badger's
+	// mapped tables (which the kernel may drop) left out.
+	PeakAnon, PeakLive int64
 }
+
+// memSampleEvery is how often Measure samples RssAnon and the live heap.
+const memSampleEvery = 100 * time.Millisecond
 
 // Measure runs p until it has processed n records (or ctx ends), samples the
 // run, then stops p and waits for its Run to finish before returning, so the
@@ -31,11 +41,47 @@ func Measure(ctx context.Context, p *stream.Pipeline, n int) (*Run, error) {
 	ResetPeakRSS()
 	cpu0 := CPUTime()
 	start := time.Now()
+	peaks := sampleMemory()
 	running := stream.Start(ctx, p)
 	err := running.WaitFor(ctx, func() bool { return p.Counts().Records >= int64(n) }, 2*time.Millisecond)
 	run := &Run{Elapsed: time.Since(start), CPU: CPUTime() - cpu0, PeakRSS: PeakRSS(), Counts: p.Counts(),
 		Anon: ProcStatus("RssAnon"), File: ProcStatus("RssFile")}
+	run.PeakAnon, run.PeakLive = peaks()
 	return run, errors.Join(err, running.Stop())
+}
+
+// sampleMemory samples RssAnon and the live heap every memSampleEvery until
+// the returned function is called, which stops it and returns their peaks
+// (the last sample taken then).
+func sampleMemory() (stop func() (anon, live int64)) {
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	var peakAnon, peakLive int64
+	sample := func() {
+		metrics.Read(live)
+		if live[0].Value.Kind() == metrics.KindUint64 {
+			peakLive = max(peakLive, int64(live[0].Value.Uint64()))
+		}
+		peakAnon = max(peakAnon, ProcStatus("RssAnon"))
+	}
+	done, wg := make(chan struct{}), sync.WaitGroup{}
+	wg.Go(func() {
+		tick := time.NewTicker(memSampleEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				sample()
+			case <-done:
+				sample()
+				return
+			}
+		}
+	})
+	return func() (int64, int64) {
+		close(done)
+		wg.Wait()
+		return peakAnon, peakLive
+	}
 }
 
 // WriteHeapProfile writes a heap profile to the file at path.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"os"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -18,5 +19,22 @@ func TestProcCPU(t *testing.T) {
 	}
 	if _, ok := ProcCPU(-1); ok {
 		t.Error("ProcCPU of pid -1 reads something")
+	}
+}
+
+// TestSampleMemory holds 64 MiB live across a collection while sampleMemory
+// runs: its peaks must see them in both the live heap and RssAnon.
+func TestSampleMemory(t *testing.T) {
+	stop := sampleMemory()
+	held := make([]byte, 64<<20)
+	for i := range held {
+		held[i] = byte(i) // touch every page, so it is resident
+	}
+	runtime.GC() // the live heap is what the last collection measured
+	time.Sleep(3 * memSampleEvery)
+	anon, live := stop()
+	runtime.KeepAlive(held)
+	if live < 64<<20 || anon < 64<<20 {
+		t.Errorf("peaks: %d bytes anonymous, %d live; want both ≥ %d", anon, live, 64<<20)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/dedupstream/dedupstream/state"
 )
 
 // Config is the index section of the configuration: zero Shards is the
@@ -42,6 +44,15 @@ type Config struct {
 	// shard), smaller than state.memtable_bytes because an instance may own
 	// many shards.
 	MemtableBytes int64 `yaml:"memtable_bytes"`
+}
+
+// storeMemtables is how many memtables of MemtableBytes a shard store has.
+const storeMemtables = 2
+
+// WriteBufferBytes bounds the Go heap the write paths of every shard store
+// hold, should one instance own all Shards of them (state.Options).
+func (c Config) WriteBufferBytes() int64 {
+	return int64(c.Shards) * state.Options{MemtableBytes: c.MemtableBytes, NumMemtables: storeMemtables}.WriteBufferBytes()
 }
 
 // EnsureDefaults fills zero fields with defaults.

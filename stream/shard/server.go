@@ -297,7 +297,7 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 	}
 	o := s.o.State.ForMethod(method)
 	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, id), true, true
-	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, 2
+	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, storeMemtables
 	o.Logger = s.o.Logger.Named("shard" + r.label)
 	st, kept, err := s.store(id, o)
 	if err != nil {
