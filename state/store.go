@@ -84,6 +84,7 @@ type Store struct {
 	stored  atomic.Uint64 // next seq as persisted: max(seq Put)+1
 	written atomic.Uint64 // records Put, persisted as meta "docs"
 	writeMu sync.Mutex    // serialises writes: Put, Stage, Publish, SetCluster(s)
+	arenas  batchArenas   // the last write's buffers, for the next; guarded by writeMu
 
 	// filter holds every replay key and group head stored or being written;
 	// growFilter starts building a larger one, and while it is being built

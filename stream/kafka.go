@@ -20,13 +20,21 @@ func newReader(cfg Config, sec Security, log *zap.Logger, member *membership) *k
 		start = kafka.LastOffset
 	}
 	return kafka.NewReader(kafka.ReaderConfig{
-		Brokers:        cfg.Kafka.Brokers,
-		GroupID:        cfg.Kafka.Group,
-		Topic:          cfg.Kafka.Input,
-		Dialer:         sec.dialer(cfg.Kafka.ClientID),
-		MinBytes:       1,
-		MaxBytes:       16 << 20,
-		MaxWait:        100 * time.Millisecond,
+		Brokers:  cfg.Kafka.Brokers,
+		GroupID:  cfg.Kafka.Group,
+		Topic:    cfg.Kafka.Input,
+		Dialer:   sec.dialer(cfg.Kafka.ClientID),
+		MinBytes: 1,
+		MaxBytes: 16 << 20,
+		// MaxWait is also kafka-go's read deadline for the fetch, which asks
+		// the broker to answer a quarter of it sooner. At 100 ms a late
+		// answer on the busy 2-core machine now and then failed the fetch
+		// with an i/o timeout, and kafka-go waits ReadBackoffMin (100 ms)
+		// before fetching again (as the bench's read-back found before).
+		// With MinBytes 1 the broker answers as soon as a record arrives, so
+		// a long MaxWait delays nothing; at 500 ms the 1M-document latency
+		// tail was 5–23 ms shorter in two pairs of runs (BENCHMARKS.md).
+		MaxWait:        500 * time.Millisecond,
 		QueueCapacity:  cfg.Batch.Size,
 		CommitInterval: 0, // synchronous commits: the offset is marked only after state is written
 		StartOffset:    start,
