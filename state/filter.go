@@ -57,8 +57,9 @@ var openInBackground int64 = 4 << 20
 // built in the background (rebuildFilter) from a snapshot startRebuild takes, with
 // writeMu held and no transaction open, so the snapshot holds every key added
 // so far that was committed; keys that later writes add (push) go to the old
-// filter, which readers keep using, and to the growth's list, which is added
-// to the new filter before it replaces the old one. The writer never waits for
+// filter, which readers keep using, and at the end of each write (still
+// under writeMu) to the growth's list, which is added to the new filter
+// before it replaces the old one. The writer never waits for
 // the scan: at a million documents it takes seconds.
 func (s *Store) growFilter() {
 	if old := s.filter.Load(); old.full() && s.growth.Load() == nil {

@@ -28,12 +28,14 @@ func newReader(cfg Config, sec Security, log *zap.Logger, member *membership) *k
 		MaxBytes: 16 << 20,
 		// MaxWait is also kafka-go's read deadline for the fetch, which asks
 		// the broker to answer a quarter of it sooner. At 100 ms a late
-		// answer on the busy 2-core machine now and then failed the fetch
-		// with an i/o timeout, and kafka-go waits ReadBackoffMin (100 ms)
-		// before fetching again (as the bench's read-back found before).
-		// With MinBytes 1 the broker answers as soon as a record arrives, so
-		// a long MaxWait delays nothing; at 500 ms the 1M-document latency
-		// tail was 5–23 ms shorter in two pairs of runs (BENCHMARKS.md).
+		// answer on the busy 2-core machine now and then failed a fetch with
+		// an i/o timeout, and kafka-go then dials the leader again after
+		// ReadBackoffMin (100 ms) (the bench's read-back saw the same). With
+		// MinBytes 1 the broker answers as soon as a record arrives, so a
+		// longer MaxWait does not delay records; a Close or rebalance may
+		// wait up to it for a fetch on an idle partition. Two pairs of 1M
+		// runs at 500 ms had no fetch time out and tails 5–23 ms shorter,
+		// within noise (BENCHMARKS.md).
 		MaxWait:        500 * time.Millisecond,
 		QueueCapacity:  cfg.Batch.Size,
 		CommitInterval: 0, // synchronous commits: the offset is marked only after state is written

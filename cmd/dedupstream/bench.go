@@ -266,7 +266,7 @@ func filterConfig(cl bench.Cluster, o benchOptions, output, group, dir string) C
 
 func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*benchRun, error) {
 	cfg := filterConfig(cl, o, "bench.out", "bench-filter", dir)
-	if limit := cfg.memoryLimit(); limit > 0 {
+	if limit := cfg.memoryLimit(0); limit > 0 {
 		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
 	}
 	if err := cfg.validate(); err != nil {

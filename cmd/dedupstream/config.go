@@ -38,37 +38,10 @@ type Config struct {
 	Index shard.Config `yaml:"index"`
 	// MemoryLimit is a soft limit of the process's Go memory in bytes
 	// (debug.SetMemoryLimit): the collector works harder as it nears it. 0 =
-	// automatic (memoryLimit), -1 = none.
+	// automatic (memlimit.go), -1 = none.
 	MemoryLimit int64       `yaml:"memory_limit"`
 	Admin       AdminConfig `yaml:"admin"`
 	Log         LogConfig   `yaml:"log"`
-}
-
-// memoryHeadroom is what the automatic memory limit allows above the Badger
-// write buffers: the key filter, batches in flight, Kafka buffers and the
-// rest of the heap, which at 1M documents stored took the live heap to
-// 420–490 MB. With 128 MiB (a 442 MiB limit) the collector ran often enough
-// to cost 3–14% more CPU; with 256 MiB the CPU was within the spread of runs
-// without a limit, and the anonymous memory peaked 30% lower (BENCHMARKS.md).
-const memoryHeadroom = 256 << 20
-
-// memoryLimit is the soft memory limit to set, 0 for none: memory_limit if
-// set, else the write buffers of the stores this process may open (its state,
-// or in sharded mode every shard's) plus memoryHeadroom — ~570 MiB with the
-// defaults; none if memory_limit is -1, or 0 while GOMEMLIMIT is set (the
-// runtime has applied that one). Without a limit the collector lets the heap
-// grow to twice what is live, and the memtables alone peak at over 300 MiB.
-func (c *Config) memoryLimit() int64 {
-	switch {
-	case c.MemoryLimit > 0:
-		return c.MemoryLimit
-	case c.MemoryLimit < 0 || os.Getenv("GOMEMLIMIT") != "":
-		return 0
-	case c.Index.Shards > 0:
-		return c.Index.WriteBufferBytes() + memoryHeadroom
-	default:
-		return c.State.WriteBufferBytes() + memoryHeadroom
-	}
 }
 
 // AdminConfig is the HTTP admin port (/metrics, /livez, /readyz, and

@@ -2,12 +2,17 @@ package main
 
 import (
 	"io"
+	"math"
 	"os"
 	"reflect"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 )
 
@@ -111,39 +116,74 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 }
 
 // TestMemoryLimit: memory_limit 0 sizes the limit from the Badger write
-// buffers the process may hold — its state's, or in sharded mode every
-// shard store's — plus the headroom; -1 sets none; bytes are taken as given.
+// buffers the process may hold — its state's, or in sharded mode every shard
+// store's — three times the key filters' bytes and the headroom; -1, an
+// in-memory state or GOMEMLIMIT set none; bytes are taken as given.
 func TestMemoryLimit(t *testing.T) {
 	const mib = 1 << 20
 	t.Setenv("GOMEMLIMIT", "")
-	f := func(yaml string, want int64) {
+	f := func(yaml string, filter, want int64) {
 		t.Helper()
-		path := t.TempDir() + "/c.yaml"
-		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		c, err := loadConfig(path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.ensureDefaults()
-		if err := c.validate(); err != nil {
-			t.Fatal(err)
-		}
-		if got := c.memoryLimit(); got != want {
-			t.Errorf("config %q: memory limit %d MiB, want %d MiB", yaml, got/mib, want/mib)
+		c := loadValid(t, yaml)
+		if got := c.memoryLimit(filter); got != want {
+			t.Errorf("config %q, filter %d MiB: memory limit %d MiB, want %d MiB", yaml, filter/mib, got/mib, want/mib)
 		}
 	}
 	// three 64 MiB memtables of ~1.3 × their size and a level-0 table: 313.6 MiB
-	f("", 3136*mib/10+memoryHeadroom)
-	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 36*32*mib/10+memoryHeadroom)
+	f("", 0, 3136*mib/10+memoryHeadroom)
+	f("", 20*mib, 3136*mib/10+60*mib+memoryHeadroom)
+	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 0, 36*32*mib/10+memoryHeadroom)
 	// four shard stores of two 16 MiB memtables each
-	f("index:\n  shards: 4\n", 4*(36*16*mib/10)+memoryHeadroom)
-	f("memory_limit: 1073741824\n", 1024*mib)
-	f("memory_limit: -1\n", 0)
+	f("index:\n  shards: 4\n", 0, 4*(36*16*mib/10)+memoryHeadroom)
+	f("memory_limit: 1073741824\n", 20*mib, 1024*mib)
+	f("memory_limit: -1\n", 0, 0)
+	f("state:\n  dir: \"\"\n  in_memory: true\n", 0, 0)
 	t.Setenv("GOMEMLIMIT", "1GiB")
-	f("", 0)
-	f("memory_limit: 1073741824\n", 1024*mib)
+	f("", 0, 0)
+	f("memory_limit: 1073741824\n", 0, 1024*mib)
+}
+
+// TestFollowFilters: with the automatic limit, every state sample sets the
+// runtime's limit from the key filters' bytes it reports; with an explicit
+// one the samples leave it alone.
+func TestFollowFilters(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
+	filter := int64(0)
+	stats := func() state.Stats { return state.Stats{FilterBytes: filter} }
+	c := loadValid(t, "")
+	follow := followFilters(&c, stats, zap.NewNop())
+	for _, filter = range []int64{0, 40 << 20, 10 << 20} {
+		debug.SetMemoryLimit(math.MaxInt64)
+		follow()
+		if got, want := debug.SetMemoryLimit(-1), c.memoryLimit(filter); filter > 0 && got != want {
+			t.Errorf("filter %d bytes: limit %d, want %d", filter, got, want)
+		}
+	}
+	debug.SetMemoryLimit(math.MaxInt64)
+	c = loadValid(t, "memory_limit: 1073741824\n")
+	followFilters(&c, stats, zap.NewNop())()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("an explicit memory_limit was changed by a state sample to %d", got)
+	}
+}
+
+// loadValid loads a configuration file holding yaml, defaulted and validated.
+func loadValid(t *testing.T, yaml string) Config {
+	t.Helper()
+	path := t.TempDir() + "/c.yaml"
+	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := loadConfig(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ensureDefaults()
+	if err := c.validate(); err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // TestContainmentKey: sketch.containment left out is the default 0.9; an

@@ -32,8 +32,9 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
-	if limit := cfg.memoryLimit(); limit > 0 {
+	if limit := cfg.memoryLimit(0); limit > 0 {
 		debug.SetMemoryLimit(limit)
+		log.Info("soft memory limit", zap.Int64("bytes", limit), zap.Bool("automatic", cfg.autoMemoryLimit()))
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
