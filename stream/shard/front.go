@@ -37,6 +37,7 @@ type Front struct {
 
 	mu      sync.Mutex
 	pending map[docKey][]*waiting // a record fetched again after a rebalance can be in flight twice
+	flying  map[int]int           // documents in pending by input partition (absent: none)
 	readers map[int]*answerReader
 	ctx     context.Context // the readers'
 	stop    context.CancelFunc
@@ -93,6 +94,7 @@ func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
 		},
 		m:       newFrontMetrics(o.Registry),
 		pending: make(map[docKey][]*waiting),
+		flying:  make(map[int]int),
 		readers: make(map[int]*answerReader),
 		ctx:     ctx, stop: stop,
 	}
@@ -125,14 +127,8 @@ func (f *Front) stopIdle() {
 func (f *Front) stopIdleReaders(now time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	busy := make(map[int]bool)
-	for _, ws := range f.pending {
-		for _, w := range ws {
-			busy[w.reply] = true
-		}
-	}
 	for p, r := range f.readers {
-		if now.Sub(r.used) >= answerReaderIdle && !busy[p] {
+		if now.Sub(r.used) >= answerReaderIdle && f.flying[p] == 0 {
 			r.stop()
 			delete(f.readers, p)
 			f.log.Debug("answer reader stopped: no document of its partition in flight", zap.Int("partition", p))
@@ -237,6 +233,7 @@ func (f *Front) register(a *asked) {
 	for _, w := range a.waits {
 		k := docKey{w.doc.Source, w.doc.ContentHash}
 		f.pending[k] = append(f.pending[k], w)
+		f.flying[w.reply]++
 	}
 	if a.left == 0 {
 		close(a.done)
@@ -253,6 +250,9 @@ func (f *Front) forget(a *asked) {
 			f.pending[k] = ws
 		} else {
 			delete(f.pending, k)
+		}
+		if f.flying[w.reply]--; f.flying[w.reply] == 0 {
+			delete(f.flying, w.reply)
 		}
 	}
 	f.m.pending.Sub(float64(len(a.waits)))

@@ -47,18 +47,15 @@ func TestIdleAnswerReadersStop(t *testing.T) {
 	}
 	// A document of partition 0 in flight keeps its reader past the idle time.
 	doc := state.Doc{ID: "a", Source: "pages/0/7", ContentHash: 1}
-	w := &waiting{doc: &doc, reply: 0}
-	f.mu.Lock()
-	f.pending[docKey{doc.Source, doc.ContentHash}] = []*waiting{w}
-	f.mu.Unlock()
+	a := &asked{f: f, docs: []state.Doc{doc}, done: make(chan struct{})}
+	a.waits = []*waiting{{doc: &a.docs[0], reply: 0, batch: a}}
+	f.register(a)
 	later := time.Now().Add(answerReaderIdle)
 	f.stopIdleReaders(later)
 	if !running(0) || running(1) {
 		t.Fatalf("after the idle time: reader 0 running %v (a document in flight), reader 1 running %v (idle); want true, false", running(0), running(1))
 	}
-	f.mu.Lock()
-	clear(f.pending)
-	f.mu.Unlock()
+	f.forget(a)
 	f.stopIdleReaders(time.Now()) // asked for just now: kept
 	if !running(0) {
 		t.Fatal("reader 0 stopped before its idle time")
