@@ -185,7 +185,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
 	fs.BoolVar(&o.settle, "settle", true, "latency mode: once the filter has opened its state, wait (at most 5 minutes) until no level is due for compaction before producing, so that the compaction debt of the throughput run is not measured as latency; false: produce at once")
 	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
-	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file, and one at the live heap's peak during the run to this file .peak")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}
@@ -287,7 +287,11 @@ func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir s
 		}
 		defer pprof.StopCPUProfile()
 	}
-	r, err := bench.Measure(ctx, a.pipe, o.docs)
+	var mo bench.MeasureOptions
+	if o.memProfile != "" {
+		mo.PeakHeapProfile = o.memProfile + ".peak"
+	}
+	r, err := bench.MeasureWith(ctx, a.pipe, o.docs, mo)
 	run := &benchRun{Run: *r}
 	if o.memProfile != "" {
 		if perr := bench.WriteHeapProfile(o.memProfile); err == nil {

@@ -38,30 +38,49 @@ const memSampleEvery = 100 * time.Millisecond
 // run, then stops p and waits for its Run to finish before returning, so the
 // caller may close p and its state.
 func Measure(ctx context.Context, p *stream.Pipeline, n int) (*Run, error) {
+	return MeasureWith(ctx, p, n, MeasureOptions{})
+}
+
+// MeasureOptions are what MeasureWith does besides Measure.
+type MeasureOptions struct {
+	// PeakHeapProfile, if set, is a file to hold a heap profile taken when
+	// the live heap reached its peak during the run (written again each time
+	// the peak grows by a twentieth): what the process's memory peaked at.
+	PeakHeapProfile string
+}
+
+// MeasureWith is Measure with options.
+func MeasureWith(ctx context.Context, p *stream.Pipeline, n int, o MeasureOptions) (*Run, error) {
 	ResetPeakRSS()
 	cpu0 := CPUTime()
 	start := time.Now()
-	peaks := sampleMemory()
+	peaks := sampleMemory(o.PeakHeapProfile)
 	running := stream.Start(ctx, p)
 	err := running.WaitFor(ctx, func() bool { return p.Counts().Records >= int64(n) }, 2*time.Millisecond)
 	run := &Run{Elapsed: time.Since(start), CPU: CPUTime() - cpu0, PeakRSS: PeakRSS(), Counts: p.Counts(),
 		Anon: ProcStatus("RssAnon"), File: ProcStatus("RssFile")}
-	run.PeakAnon, run.PeakLive = peaks()
-	return run, errors.Join(err, running.Stop())
+	var perr error
+	run.PeakAnon, run.PeakLive, perr = peaks()
+	return run, errors.Join(err, running.Stop(), perr)
 }
 
 // sampleMemory samples RssAnon and the live heap every memSampleEvery until
 // the returned function is called, which stops it and returns their peaks
-// (the last sample taken then).
-func sampleMemory() (stop func() (anon, live int64)) {
+// (the last sample taken then) and the first error writing profile, a heap
+// profile of the live heap's peak ("": none).
+func sampleMemory(profile string) (stop func() (anon, live int64, err error)) {
 	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	var peakAnon, peakLive int64
+	var peakAnon, peakLive, profiled int64
+	var perr error
 	sample := func() {
 		metrics.Read(live)
 		if live[0].Value.Kind() == metrics.KindUint64 {
 			peakLive = max(peakLive, int64(live[0].Value.Uint64()))
 		}
 		peakAnon = max(peakAnon, ProcStatus("RssAnon"))
+		if profile != "" && perr == nil && peakLive > profiled+profiled/20 {
+			perr, profiled = WriteHeapProfile(profile), peakLive
+		}
 	}
 	done, wg := make(chan struct{}), sync.WaitGroup{}
 	wg.Go(func() {
@@ -77,10 +96,10 @@ func sampleMemory() (stop func() (anon, live int64)) {
 			}
 		}
 	})
-	return func() (int64, int64) {
+	return func() (int64, int64, error) {
 		close(done)
 		wg.Wait()
-		return peakAnon, peakLive
+		return peakAnon, peakLive, perr
 	}
 }
 

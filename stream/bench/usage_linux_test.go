@@ -27,7 +27,8 @@ func TestProcCPU(t *testing.T) {
 // must still show the 64 MiB in both the live heap and RssAnon, which only
 // the samples taken while they were held can have seen.
 func TestSampleMemory(t *testing.T) {
-	stop := sampleMemory()
+	profile := t.TempDir() + "/peak.pprof"
+	stop := sampleMemory(profile)
 	held := make([]byte, 64<<20)
 	for i := range held {
 		held[i] = byte(i) // touch every page, so it is resident
@@ -37,8 +38,11 @@ func TestSampleMemory(t *testing.T) {
 	runtime.KeepAlive(held)
 	held = nil
 	runtime.GC()
-	anon, live := stop()
-	if live < 64<<20 || anon < 64<<20 {
-		t.Errorf("peaks: %d bytes anonymous, %d live; want both ≥ %d", anon, live, 64<<20)
+	anon, live, err := stop()
+	if live < 64<<20 || anon < 64<<20 || err != nil {
+		t.Errorf("peaks: %d bytes anonymous, %d live, %v; want both ≥ %d", anon, live, err, 64<<20)
+	}
+	if fi, err := os.Stat(profile); err != nil || fi.Size() == 0 {
+		t.Errorf("no heap profile of the peak: %v", err)
 	}
 }
