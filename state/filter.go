@@ -28,7 +28,7 @@ func (f *bloom) mayExist(key []byte) bool { return f.mayContain(keyHash(key)) }
 // FilterKeys, whichever is more. A database of more than openInBackground
 // keys gets it in the background, as a growing filter does (rebuildFilter):
 // until it is swapped in, the filter says "maybe" to every key, so lookups
-// are right but all go to Badger. At a million documents the scan takes 6–7
+// are right but all go to Badger. At a million documents the scan took 6–9
 // seconds, for which Open would otherwise keep the filter from starting.
 func (s *Store) openFilter() {
 	var tableKeys int64

@@ -35,6 +35,8 @@ type app struct {
 	ln     net.Listener // the admin server's
 	reg    *prometheus.Registry
 	gauges *stream.StateGauges
+	// unlimit puts back the soft memory limit newApp replaced (setMemoryLimit).
+	unlimit func()
 	// checked: the brokers passed stream.CheckBrokers in newApp (sharded
 	// mode, which talks to them there), so run need not ask again.
 	checked bool
@@ -53,7 +55,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, method: method, reg: reg}
+	a := &app{cfg: cfg, log: log, method: method, reg: reg, unlimit: setMemoryLimit(&cfg, log)}
 	deps := stream.Deps{
 		Logger:      log.Named("stream"),
 		Cleaner:     clean.New(cfg.Clean),
@@ -244,5 +246,6 @@ func (a *app) close() error {
 	if a.admin != nil {
 		errs = append(errs, a.admin.stop(5*time.Second))
 	}
+	a.unlimit()
 	return errors.Join(errs...)
 }

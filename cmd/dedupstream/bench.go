@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 
 	"go.uber.org/zap"
@@ -266,9 +265,6 @@ func filterConfig(cl bench.Cluster, o benchOptions, output, group, dir string) C
 
 func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*benchRun, error) {
 	cfg := filterConfig(cl, o, "bench.out", "bench-filter", dir)
-	if limit := cfg.memoryLimit(0); limit > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
-	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

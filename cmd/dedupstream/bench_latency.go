@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"go.uber.org/zap"
@@ -42,9 +41,6 @@ func passthroughLatency(ctx context.Context, cl bench.Cluster, o benchOptions, l
 func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
 	cfg := filterConfig(cl, o, latFilterOut, "bench-filter-latency", dir) // the throughput run's state settings, too
 	cfg.Kafka.Input = latFilterIn
-	if limit := cfg.memoryLimit(0); limit > 0 {
-		defer debug.SetMemoryLimit(debug.SetMemoryLimit(limit))
-	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}

@@ -79,9 +79,7 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	f := func(yaml, env, wantKey string) {
 		t.Helper()
 		path := t.TempDir() + "/c.yaml"
-		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeText(t, path, yaml)
 		var environ []string
 		if env != "" {
 			environ = []string{env}
@@ -172,9 +170,7 @@ func TestFollowFilters(t *testing.T) {
 func loadValid(t *testing.T, yaml string) Config {
 	t.Helper()
 	path := t.TempDir() + "/c.yaml"
-	if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeText(t, path, yaml)
 	c, err := loadConfig(path, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -193,9 +189,7 @@ func TestContainmentKey(t *testing.T) {
 	f := func(yaml string, env []string, args []string, want float64) {
 		t.Helper()
 		path := t.TempDir() + "/c.yaml"
-		if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-			t.Fatal(err)
-		}
+		writeText(t, path, yaml)
 		c, err := loadConfig(path, env)
 		if err != nil {
 			t.Fatal(err)

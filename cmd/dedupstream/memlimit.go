@@ -14,9 +14,9 @@ import (
 // write buffers and the key filters: batches in flight, Kafka buffers and the
 // rest of the heap. At 1M documents stored the live heap peaked at 408–494
 // MB; a limit of 442 MiB cost 3–14% more CPU (the collector running back to
-// back whenever the memtables were full), while the 545–565 MiB this
-// headroom gives at 1M cost none found in two runs, with the anonymous
-// memory's peak ~35% lower than without a limit (BENCHMARKS.md).
+// back whenever the memtables were full), while the ~563 MiB this headroom
+// gives at 1M cost none found in two runs, with the anonymous memory's peak
+// ~35% lower than without a limit (BENCHMARKS.md).
 const memoryHeadroom = 192 << 20
 
 // autoMemoryLimit reports whether memory_limit is left to the process: 0,
@@ -31,9 +31,9 @@ func (c *Config) autoMemoryLimit() bool {
 // stores this process may open (its state's, or in sharded mode every
 // shard's, should it own them all), three times the key filters' bytes (a
 // filter grows by building one twice its size beside it) and
-// memoryHeadroom — 506 MiB with the defaults and an empty state, 545–565
-// MiB at 1M documents (a filter of 13–20 MB). Without a limit the collector lets the heap grow to
-// twice what is live.
+// memoryHeadroom — 506 MiB with the defaults and an empty state, ~563 MiB
+// with the 20 MB filter a million documents have. Without a limit the
+// collector lets the heap grow to twice what is live.
 func (c *Config) memoryLimit(filterBytes int64) int64 {
 	switch {
 	case c.MemoryLimit > 0:
@@ -47,6 +47,19 @@ func (c *Config) memoryLimit(filterBytes int64) int64 {
 	}
 }
 
+// setMemoryLimit sets the soft memory limit cfg asks for, if any, before the
+// app opens its stores, logs it, and returns what puts back the limit it
+// replaced (the bench runs several apps in one process).
+func setMemoryLimit(cfg *Config, log *zap.Logger) (restore func()) {
+	limit := cfg.memoryLimit(0)
+	if limit <= 0 {
+		return func() {}
+	}
+	prev := debug.SetMemoryLimit(limit)
+	log.Info("soft memory limit", zap.Int64("bytes", limit), zap.Bool("automatic", cfg.autoMemoryLimit()))
+	return func() { debug.SetMemoryLimit(prev) }
+}
+
 // followFilters returns stats that, when the limit is automatic, also
 // raises or lowers it to what the key filters it reports need: the state
 // gauges call it every admin.state_interval, so the limit follows the state
@@ -56,7 +69,7 @@ func followFilters(cfg *Config, stats func() state.Stats, log *zap.Logger) func(
 		return stats
 	}
 	var mu sync.Mutex
-	last := cfg.memoryLimit(0)
+	last := cfg.memoryLimit(0) // what setMemoryLimit set
 	return func() state.Stats {
 		st := stats()
 		mu.Lock()

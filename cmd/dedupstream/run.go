@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"runtime/debug"
 	"runtime/pprof"
 	"time"
 
@@ -32,10 +31,6 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
-	if limit := cfg.memoryLimit(0); limit > 0 {
-		debug.SetMemoryLimit(limit)
-		log.Info("soft memory limit", zap.Int64("bytes", limit), zap.Bool("automatic", cfg.autoMemoryLimit()))
-	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
