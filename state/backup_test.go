@@ -2,6 +2,7 @@ package state
 
 import (
 	"bytes"
+	"slices"
 	"testing"
 )
 
@@ -53,5 +54,28 @@ func TestBackupRestore(t *testing.T) {
 	}
 	if got, ok, _ := dst.Get(docs[7].Seq); !ok || got.ID != docs[7].ID {
 		t.Error("document lost by Compact")
+	}
+}
+
+// TestLevelShape: the levels' shape holds still while writes only reach the
+// memtable, and changes once a flush adds a table (here the one Close writes,
+// seen on reopening) — what bench --settle watches for.
+func TestLevelShape(t *testing.T) {
+	dir := t.TempDir()
+	s := openDisk(t, dir, Options{})
+	empty := s.LevelShape()
+	if len(empty) == 0 {
+		t.Fatal("no levels")
+	}
+	put(t, s, doc(1, 11, 12), doc(2, 21, 22))
+	if got := s.LevelShape(); !slices.Equal(got, empty) {
+		t.Fatalf("shape changed with no flush: %v, then %v", empty, got)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDisk(t, dir, Options{})
+	if got := s.LevelShape(); slices.Equal(got, empty) || got[0] == 0 {
+		t.Fatalf("shape after a flush %v, empty %v: want a table at level 0", got, empty)
 	}
 }

@@ -128,6 +128,21 @@ func (s *Store) vlogBytes() int64 {
 	return n
 }
 
+// LevelShape returns each level's table count and bytes, level by level. It
+// changes whenever a flush or a compaction finishes, so a shape that holds
+// still while CompactionScore is below 1 means the compactors have gone idle.
+func (s *Store) LevelShape() []int64 {
+	if s.enter() != nil {
+		return nil
+	}
+	defer s.leave()
+	var shape []int64
+	for _, l := range s.db.Levels() {
+		shape = append(shape, int64(l.NumTables), l.Size)
+	}
+	return shape
+}
+
 // CompactionScore returns the highest of Badger's level scores: a level at 1
 // or more is due for compaction (level 0 by its table count, the others by
 // their size against their target). Badger reports a score only for levels

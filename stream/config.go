@@ -51,8 +51,17 @@ type KafkaConfig struct {
 
 // BatchConfig bounds how many records are decided, emitted and committed together.
 type BatchConfig struct {
-	Size   int           `yaml:"size"`
+	Size int `yaml:"size"`
+	// Linger is how long a batch may gather records after its first one
+	// while the stage after fetching is busy. When that stage waits, the
+	// batch goes with what arrives within a millisecond (FetchBatch), unless
+	// HoldWhenIdle. A sharded front (fetchOrdered) and a shard reading its
+	// probe log gather for the whole linger.
 	Linger time.Duration `yaml:"linger"`
+	// HoldWhenIdle gathers for the whole Linger even when the pipeline is
+	// idle: fewer, fuller batches (and offset commits) at moderate rates, for
+	// up to Linger more latency.
+	HoldWhenIdle bool `yaml:"hold_when_idle"`
 	// Workers clean and sketch records in parallel; zero means GOMAXPROCS.
 	Workers int `yaml:"workers"`
 	// RetryBackoff is the first wait after a failed write or commit; it doubles up to 30s.

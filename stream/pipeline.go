@@ -72,6 +72,7 @@ type Pipeline struct {
 
 	running atomic.Bool // Run is fetching (not stopped, not draining)
 	member  membership  // the reader is a member of the consumer group
+	waiting atomic.Bool // the stage after fetching waits for a batch (FetchBatch's idle)
 	mu      sync.Mutex
 	counts  Counts
 
@@ -183,7 +184,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	prepared, decided, emitted := make(chan batch, 1), make(chan batch, 1), make(chan batch, 1)
 	fetchErr, askErr, decideErr, emitErr := make(chan error, 1), make(chan error, 1), make(chan error, 1), make(chan error, 1)
 	loop := func(in <-chan batch, out chan<- batch, do func(*batch) error) error {
-		return p.stageLoop(work, abort, in, out, do)
+		return p.stageLoop(work, abort, in, out, do, nil)
 	}
 	go func() { fetchErr <- p.fetchLoop(work, prepared) }()
 	toDecide := prepared
@@ -194,7 +195,7 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	} else {
 		askErr <- nil
 	}
-	go func() { decideErr <- loop(toDecide, decided, p.stages.decide(drain)) }()
+	go func() { decideErr <- p.stageLoop(work, abort, toDecide, decided, p.stages.decide(drain), &p.waiting) }()
 	go func() { emitErr <- loop(decided, emitted, p.stages.emit(drain)) }()
 	err := loop(emitted, nil, p.stages.publish(drain))
 	return errors.Join(err, <-emitErr, <-decideErr, <-askErr, <-fetchErr)
@@ -222,13 +223,23 @@ type decided struct {
 // stageLoop applies do to each batch from in, in order, and passes it on to
 // out (if any). Once any stage has failed and aborted the run, it does no more
 // work but keeps draining in, so the stages before it can finish; the records
-// it skips were not committed and will be redelivered.
-func (p *Pipeline) stageLoop(work context.Context, abort func(), in <-chan batch, out chan<- batch, do func(*batch) error) error {
+// it skips were not committed and will be redelivered. If waiting is not nil,
+// it is true while the loop waits for a batch.
+func (p *Pipeline) stageLoop(work context.Context, abort func(), in <-chan batch, out chan<- batch, do func(*batch) error, waiting *atomic.Bool) error {
 	if out != nil {
 		defer close(out)
 	}
+	if waiting == nil {
+		waiting = new(atomic.Bool)
+	}
 	var err error
-	for b := range in {
+	for {
+		waiting.Store(true)
+		b, ok := <-in
+		waiting.Store(false)
+		if !ok {
+			return err
+		}
 		if err != nil || context.Cause(work) == errAborted {
 			continue
 		}
@@ -240,7 +251,6 @@ func (p *Pipeline) stageLoop(work context.Context, abort func(), in <-chan batch
 			out <- b
 		}
 	}
-	return err
 }
 
 // fetchLoop fetches and prepares batches until ctx ends, and closes out when
@@ -291,29 +301,58 @@ func (p *Pipeline) Close() error {
 	return errors.Join(p.reader.Close(), p.writer.Close())
 }
 
-// fetch waits for one record, then gathers more for up to batch.linger.
+// fetch waits for one record, then gathers more while the decider is busy,
+// for up to batch.linger (FetchBatch).
 func (p *Pipeline) fetch(ctx context.Context) ([]kafka.Message, error) {
-	return FetchBatch(ctx, p.reader, p.cfg.Batch)
+	return FetchBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load)
 }
 
-// FetchBatch waits for one record from r, then gathers more for up to
-// b.Linger, at most b.Size in all: the batching of the pipeline, and of a
-// shard reading its probe log.
-func FetchBatch(ctx context.Context, r *kafka.Reader, b BatchConfig) ([]kafka.Message, error) {
+// idleWindow is how long FetchBatch gathers at a time: with the next stage
+// waiting, the records that arrive within it (and those already queued) make
+// the batch; with it busy, FetchBatch looks again this often.
+const idleWindow = time.Millisecond
+
+// FetchBatch waits for one record from r, then gathers more, at most b.Size
+// in all: the batching of the pipeline, and of a shard reading its probe log.
+// A fuller batch costs no latency while the work after it is busy, so it
+// gathers for up to b.Linger while idle (nil: never) reports false; once idle
+// reports true — the next stage waits for a batch — the batch goes with the
+// records that arrive within an idleWindow. b.HoldWhenIdle keeps the whole
+// linger regardless.
+func FetchBatch(ctx context.Context, r *kafka.Reader, b BatchConfig, idle func() bool) ([]kafka.Message, error) {
 	first, err := r.FetchMessage(ctx)
 	if err != nil {
 		return nil, err
 	}
 	msgs := make([]kafka.Message, 1, b.Size)
 	msgs[0] = first
-	linger, cancel := context.WithTimeout(ctx, b.Linger)
-	defer cancel()
+	if b.HoldWhenIdle {
+		idle = nil
+	}
+	deadline := time.Now().Add(b.Linger)
 	for len(msgs) < b.Size {
-		m, err := r.FetchMessage(linger)
-		if err != nil {
-			break // linger over, or ctx cancelled: process what we have
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			break
 		}
-		msgs = append(msgs, m)
+		waiting := false
+		if idle != nil {
+			waiting, wait = idle(), min(wait, idleWindow)
+		}
+		window, cancel := context.WithTimeout(ctx, wait)
+		var err error
+		for len(msgs) < b.Size {
+			var m kafka.Message
+			if m, err = r.FetchMessage(window); err != nil {
+				break
+			}
+			msgs = append(msgs, m)
+		}
+		timedOut := err != nil && ctx.Err() == nil && errors.Is(window.Err(), context.DeadlineExceeded)
+		cancel()
+		if waiting || !timedOut {
+			break // the next stage waits, the batch is full, or the reader failed: process what we have
+		}
 	}
 	return msgs, nil
 }

@@ -18,22 +18,23 @@ import (
 
 // benchOptions are the bench command's flags.
 type benchOptions struct {
-	docs        int
-	corpus      string
-	brokers     string
-	config      string             // with brokers: kafka.tls and kafka.sasl, as run reads them
-	log         string             // latency mode: the filter's debug log goes here
-	settle      bool               // latency mode: wait for the state's compactions before producing
-	kafka       stream.KafkaConfig // config's kafka section, environment applied
-	partitions  int
-	stateDir    string
-	copyRate    float64
-	batch       int
-	passthrough bool
-	cpuProfile  string
-	latencyDocs int     // documents of the latency mode; 0 skips it
-	rate        float64 // docs/s of the latency mode's producer; 0: half the filter's throughput
-	memProfile  string
+	docs         int
+	corpus       string
+	brokers      string
+	config       string             // with brokers: kafka.tls and kafka.sasl, as run reads them
+	log          string             // latency mode: the filter's debug log goes here
+	settle       bool               // latency mode: wait for the state's compactions before producing
+	kafka        stream.KafkaConfig // config's kafka section, environment applied
+	partitions   int
+	stateDir     string
+	copyRate     float64
+	batch        int
+	holdWhenIdle bool // batch.hold_when_idle
+	passthrough  bool
+	cpuProfile   string
+	latencyDocs  int     // documents of the latency mode; 0 skips it
+	rate         float64 // docs/s of the latency mode's producer; 0: half the filter's throughput
+	memProfile   string
 	// memory caps of the filter run: state.memtable_bytes, state.num_memtables, memory_limit
 	memtable    int64
 	memtables   int
@@ -163,6 +164,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.stateDir, "state", "", "state directory (default: a temporary one, removed at exit)")
 	fs.Float64Var(&o.copyRate, "copy-rate", 0.2, "fraction of documents that are near-copies (1% words edited) of a recent one")
 	fs.IntVar(&o.batch, "batch", 500, "batch.size of the filter and the passthrough")
+	fs.BoolVar(&o.holdWhenIdle, "hold-when-idle", false, "batch.hold_when_idle of the filter and the passthrough: hold every batch for batch.linger, even when the pipeline is idle")
 	fs.BoolVar(&o.passthrough, "passthrough", true, "also run a plain consume→produce passthrough for the overhead ratio")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file (fleet mode: FILE.i for instance i)")
 	fs.IntVar(&o.latencyDocs, "latency-docs", 10000, "documents of the latency mode, produced at --rate while the pipeline runs (0: throughput mode only)")
@@ -182,7 +184,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.bands, "bands", 0, "sketch.bands of the filter run (LSH bands of minhash and oph; 0 with --rows 0: chosen from the threshold)")
 	fs.IntVar(&o.rows, "rows", 0, "sketch.rows of the filter run (rows per band)")
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
-	fs.BoolVar(&o.settle, "settle", true, "latency mode: once the filter has opened its state, wait (at most 5 minutes) until no level is due for compaction before producing, so that the compaction debt of the throughput run is not measured as latency; false: produce at once")
+	fs.BoolVar(&o.settle, "settle", true, "latency mode: once the filter has opened its state, wait (at most 5 minutes) until no level is due for compaction and no compaction has finished for 2 s before producing, so that the compaction debt of the throughput run is not measured as latency; false: produce at once")
 	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file, and one at the live heap's peak during the run to this file .peak")
 	if err := parse(fs, args); err != nil {
@@ -236,6 +238,7 @@ func benchConfig(cl bench.Cluster, o benchOptions, output, group string) Config 
 	cfg.Kafka.Input, cfg.Kafka.Output, cfg.Kafka.DeadLetter = "bench", output, "bench.dlq"
 	cfg.Kafka.Group = group
 	cfg.Batch.Size = o.batch
+	cfg.Batch.HoldWhenIdle = o.holdWhenIdle
 	cfg.Sketch.Method = o.method
 	cfg.Sketch.Verify.Method, cfg.Sketch.Verify.NumPerm = o.verify, o.verifyPerm
 	cfg.Sketch.Contain = o.contain
@@ -330,6 +333,9 @@ func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
 		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
 	}
 	c := run.Counts
+	if c.Batches > 0 {
+		fmt.Fprintf(w, "batches: %d, %.1f records each on average\n", c.Batches, float64(c.Records)/float64(c.Batches))
+	}
 	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, contained %d, invalid %d; state %d docs, %.1f MB on disk\n",
 		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Contained, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
 }

@@ -34,6 +34,12 @@ type LatencyRun struct {
 	// Settled is how long the filter waited, once opened and before the
 	// producer started, for its state's compactions (bench --settle).
 	Settled time.Duration
+	// Records and Batches are the pipeline's, warm-up included (zero with
+	// no pipeline): its average batch at this rate.
+	Records, Batches int64
+	// CPU is this process's CPU time during the run: the filter's when it
+	// runs in process, and the producer's and read-back's.
+	CPU time.Duration
 }
 
 // Sample is one measured record: when it was produced and how long it took
@@ -76,7 +82,7 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	if p != nil {
 		r = p
 	}
-	gcBefore := ReadGCPauses()
+	gcBefore, cpuBefore := ReadGCPauses(), CPUTime()
 	running := stream.Start(runCtx, r)
 	rb := startReadback(runCtx, c, out, partitions)
 	w := c.writer(in)
@@ -84,6 +90,11 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	res, err := driveLatency(runCtx, w, rb, ld, running.Done())
 	if res != nil {
 		res.GCPauses, res.LongestGC = ReadGCPauses().Since(gcBefore)
+		res.CPU = CPUTime() - cpuBefore
+		if p != nil {
+			n := p.Counts()
+			res.Records, res.Batches = n.Records, n.Batches
+		}
 	}
 	cancel()
 	rb.wait()
