@@ -134,6 +134,14 @@ const (
 	valueLogFileSize = 64 << 20
 	// Two compactors (badger's minimum) suit the two-core target.
 	numCompactors = 2
+	// Tables of the level below level 0 (badger's default is 2 MiB; deeper
+	// levels double it per level). A compaction builds several at once,
+	// each in a buffer of twice its size on the Go heap: a fifth of the heap's
+	// peak at 1M documents with 2 MiB. With 1 MiB the live heap peaked at
+	// 426–435 MB against 439–462, CPU unchanged beyond the noise in interleaved
+	// 1M runs, which is what lets the automatic memory limit be lower
+	// (BENCHMARKS.md, "Smaller tables and a lower automatic limit").
+	baseTableSize = 1 << 20
 )
 
 // badgerOptions maps Options onto badger's. Expects EnsureDefaults to have run.
@@ -162,6 +170,7 @@ func badgerOptions(o Options) badger.Options {
 		WithValueThreshold(min(1<<20, o.MemtableBytes/8)).
 		WithNumMemtables(o.NumMemtables).
 		WithNumCompactors(numCompactors).
+		WithBaseTableSize(baseTableSize).
 		WithValueLogFileSize(valueLogFileSize)
 }
 

@@ -11,13 +11,16 @@ import (
 )
 
 // memoryHeadroom is what the automatic memory limit allows above the Badger
-// write buffers and the key filters: batches in flight, Kafka buffers and the
-// rest of the heap. At 1M documents stored the live heap peaked at 408–494
-// MB; a limit of 442 MiB cost 3–14% more CPU (the collector running back to
-// back whenever the memtables were full), while the ~563 MiB this headroom
-// gives at 1M cost none found in two runs, with the anonymous memory's peak
-// ~35% lower than without a limit (BENCHMARKS.md).
-const memoryHeadroom = 192 << 20
+// write buffers and the key filters: the tables a compaction is building,
+// batches in flight, Kafka buffers and the rest of the heap. At 1M documents
+// stored, with the 1 MiB base tables (state's baseTableSize), the live heap
+// peaked at 428–435 MB; the ~467 MiB this headroom gives there (or 448 MiB)
+// made no CPU difference beyond the noise against 2 MiB tables with 192 MiB
+// (~563 MiB) in four interleaved pairs (−8% to +5% each), and the anonymous
+// peak was 411–472 MB against 515–559 (BENCHMARKS.md). With 2 MiB tables a
+// limit of 448 MiB had cost 3–14% more CPU: the collector ran back to back
+// whenever the memtables were full.
+const memoryHeadroom = 96 << 20
 
 // autoMemoryLimit reports whether memory_limit is left to the process: 0,
 // no GOMEMLIMIT in the environment (the runtime has applied that one), and
@@ -31,7 +34,7 @@ func (c *Config) autoMemoryLimit() bool {
 // stores this process may open (its state's, or in sharded mode every
 // shard's, should it own them all), three times the key filters' bytes (a
 // filter grows by building one twice its size beside it) and
-// memoryHeadroom — 506 MiB with the defaults and an empty state, ~563 MiB
+// memoryHeadroom — 410 MiB with the defaults and an empty state, ~467 MiB
 // with the 20 MB filter a million documents have. Without a limit the
 // collector lets the heap grow to twice what is live.
 func (c *Config) memoryLimit(filterBytes int64) int64 {
