@@ -33,7 +33,7 @@ row() {
 	local s=$1
 	printf '| %s | %s | **%s** | %s | %s | %s / %s | %s | %s | %s / %s / %s | %s / %s / %s | %s / %s / %s |\n' \
 		"$(field "$s" stored)" "$(field "$s" pass_docs_s)" "$(field "$s" docs_s)" \
-		"$(field "$s" cpu_s)" "$(field "$s" peak_rss_mb)" "$(field "$s" anon_mb)" "$(field "$s" file_mb)" \
+		"$(field "$s" cpu_s)" "$(field "$s" peak_rss_mb)" "$(field "$s" peak_anon_mb)" "$(field "$s" file_mb)" \
 		"$(field "$s" state_bytes_doc)" "$(field "$s" latency_rate)" "$(field "$s" p50_ms)" "$(field "$s" p99_ms)" "$(field "$s" max_ms)" \
 		"$(field "$s" pass_p50_ms)" "$(field "$s" pass_p99_ms)" "$(field "$s" pass_max_ms)" \
 		"$(field "$s" floor_p50_ms)" "$(field "$s" floor_p99_ms)" "$(field "$s" floor_max_ms)"
@@ -65,7 +65,7 @@ done
 		echo "**Noisy**: the machine was not quiet (load average $load before the runs); these figures show that the harness works, not how fast dedupstream is."
 	fi
 	echo
-	echo '| documents stored | passthrough docs/s | dedupstream docs/s | CPU s | peak RSS MB | RSS anon / file MB | state bytes/doc | latency mode docs/s | latency p50 / p99 / max ms | passthrough latency p50 / p99 / max ms | no-pipeline latency p50 / p99 / max ms |'
+	echo '| documents stored | passthrough docs/s | dedupstream docs/s | CPU s | peak RSS MB | peak anonymous / file-backed at the end MB | state bytes/doc | latency mode docs/s | latency p50 / p99 / max ms | passthrough latency p50 / p99 / max ms | no-pipeline latency p50 / p99 / max ms |'
 	echo '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|'
 	printf '%s\n' "${rows[@]}"
 } >>"$body"
