@@ -122,7 +122,7 @@ func TestMemoryLimit(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	f := func(yaml string, filter, want int64) {
 		t.Helper()
-		c := loadValid(t, yaml)
+		c := loadValid(t, yaml, nil, nil)
 		if got := c.memoryLimit(filter); got != want {
 			t.Errorf("config %q, filter %d MiB: memory limit %d MiB, want %d MiB", yaml, filter/mib, got/mib, want/mib)
 		}
@@ -149,7 +149,7 @@ func TestFollowFilters(t *testing.T) {
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
 	filter := int64(0)
 	stats := func() state.Stats { return state.Stats{FilterBytes: filter} }
-	c := loadValid(t, "")
+	c := loadValid(t, "", nil, nil)
 	follow := followFilters(&c, stats, zap.NewNop())
 	for _, filter = range []int64{0, 40 << 20, 10 << 20} {
 		debug.SetMemoryLimit(math.MaxInt64)
@@ -159,20 +159,28 @@ func TestFollowFilters(t *testing.T) {
 		}
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
-	c = loadValid(t, "memory_limit: 1073741824\n")
+	c = loadValid(t, "memory_limit: 1073741824\n", nil, nil)
 	followFilters(&c, stats, zap.NewNop())()
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("an explicit memory_limit was changed by a state sample to %d", got)
 	}
 }
 
-// loadValid loads a configuration file holding yaml, defaulted and validated.
-func loadValid(t *testing.T, yaml string) Config {
+// loadValid loads a configuration file holding yaml with environ and the run
+// command's flags args applied, defaulted and validated.
+func loadValid(t *testing.T, yaml string, environ, args []string) Config {
 	t.Helper()
 	path := t.TempDir() + "/c.yaml"
 	writeText(t, path, yaml)
-	c, err := loadConfig(path, nil)
+	c, err := loadConfig(path, environ)
 	if err != nil {
+		t.Fatal(err)
+	}
+	fs, _ := flagSet("run", io.Discard)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	if err := applyFlags(fs, &c); err != nil {
 		t.Fatal(err)
 	}
 	c.ensureDefaults()
@@ -188,23 +196,7 @@ func loadValid(t *testing.T, yaml string) Config {
 func TestContainmentKey(t *testing.T) {
 	f := func(yaml string, env []string, args []string, want float64) {
 		t.Helper()
-		path := t.TempDir() + "/c.yaml"
-		writeText(t, path, yaml)
-		c, err := loadConfig(path, env)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fs, _ := flagSet("run", io.Discard)
-		if err := fs.Parse(args); err != nil {
-			t.Fatal(err)
-		}
-		if err := applyFlags(fs, &c); err != nil {
-			t.Fatal(err)
-		}
-		c.ensureDefaults()
-		if err := c.validate(); err != nil {
-			t.Fatal(err)
-		}
+		c := loadValid(t, yaml, env, args)
 		if got := c.Sketch.ContainmentThreshold(); got != want {
 			t.Errorf("yaml %q env %v flags %v: containment %g, want %g", yaml, env, args, got, want)
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -36,18 +35,7 @@ func TestContainmentOff(t *testing.T) {
 			defer b.Close()
 			yaml := fmt.Sprintf("kafka:\n  brokers: [%s]\n  group: contained\nsketch:\n  method: full\n%sstate:\n  dir: %s\nadmin:\n  listen: 127.0.0.1:0\n",
 				b.Addr(), sketch, filepath.Join(t.TempDir(), "state"))
-			path := filepath.Join(t.TempDir(), "c.yaml")
-			if err := os.WriteFile(path, []byte(yaml), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			cfg, err := loadConfig(path, env)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.ensureDefaults()
-			if err := cfg.validate(); err != nil {
-				t.Fatal(err)
-			}
+			cfg := loadValid(t, yaml, env, nil)
 			if err := produce(context.Background(), b.Addr(), "pages", msgs); err != nil {
 				t.Fatal(err)
 			}
