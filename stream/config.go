@@ -55,8 +55,9 @@ type BatchConfig struct {
 	// Linger is how long a batch may gather records after its first one
 	// while the stage after fetching is busy. When that stage waits, the
 	// batch goes with what arrives within a millisecond (FetchBatch), unless
-	// HoldWhenIdle. A sharded front (fetchOrdered) and a shard reading its
-	// probe log gather for the whole linger.
+	// HoldWhenIdle. The same holds for a sharded front (fetchOrdered) and for
+	// a shard reading its probe log, which waits for nothing else while it
+	// fetches.
 	Linger time.Duration `yaml:"linger"`
 	// HoldWhenIdle gathers for the whole Linger even when the pipeline is
 	// idle: fewer, fuller batches (and offset commits) at moderate rates, for

@@ -314,11 +314,9 @@ const idleWindow = time.Millisecond
 
 // FetchBatch waits for one record from r, then gathers more, at most b.Size
 // in all: the batching of the pipeline, and of a shard reading its probe log.
-// A fuller batch costs no latency while the work after it is busy, so it
-// gathers for up to b.Linger while idle (nil: never) reports false; once idle
-// reports true — the next stage waits for a batch — the batch goes with the
-// records that arrive within an idleWindow. b.HoldWhenIdle keeps the whole
-// linger regardless.
+// How long it gathers is linger's rule: up to b.Linger while idle (nil:
+// never) reports false, the records that arrive within an idleWindow once it
+// reports true.
 func FetchBatch(ctx context.Context, r *kafka.Reader, b BatchConfig, idle func() bool) ([]kafka.Message, error) {
 	first, err := r.FetchMessage(ctx)
 	if err != nil {
@@ -326,35 +324,55 @@ func FetchBatch(ctx context.Context, r *kafka.Reader, b BatchConfig, idle func()
 	}
 	msgs := make([]kafka.Message, 1, b.Size)
 	msgs[0] = first
+	linger(ctx, b, idle, func(window context.Context) bool {
+		for len(msgs) < b.Size {
+			m, err := r.FetchMessage(window)
+			if err != nil {
+				return ctx.Err() == nil && errors.Is(window.Err(), context.DeadlineExceeded)
+			}
+			msgs = append(msgs, m)
+		}
+		return false
+	})
+	return msgs, nil
+}
+
+// AlwaysIdle is the idle of a fetch whose caller does nothing else meanwhile (a
+// shard reads, then applies, its probe log): the next stage is always
+// waiting, so a batch goes with what is queued and what arrives within an
+// idleWindow. The records that came while the last batch was applied are
+// queued, so under load the batches still fill.
+func AlwaysIdle() bool { return true }
+
+// linger is the batching rule of FetchBatch and fetchOrdered, once a batch
+// has its first record. A fuller batch costs no latency while the work after
+// it is busy, so it gathers for up to b.Linger while idle (nil: never)
+// reports false; once idle reports true — the next stage waits for a batch —
+// the batch goes with the records that arrive within an idleWindow.
+// b.HoldWhenIdle keeps the whole linger regardless. gather adds records until
+// its window ends (it reports true) or the batch is full or the reader failed
+// (false, and the batch goes).
+func linger(ctx context.Context, b BatchConfig, idle func() bool, gather func(window context.Context) (timedOut bool)) {
 	if b.HoldWhenIdle {
 		idle = nil
 	}
 	deadline := time.Now().Add(b.Linger)
-	for len(msgs) < b.Size {
+	for {
 		wait := time.Until(deadline)
 		if wait <= 0 {
-			break
+			return
 		}
 		waiting := false
 		if idle != nil {
 			waiting, wait = idle(), min(wait, idleWindow)
 		}
 		window, cancel := context.WithTimeout(ctx, wait)
-		var err error
-		for len(msgs) < b.Size {
-			var m kafka.Message
-			if m, err = r.FetchMessage(window); err != nil {
-				break
-			}
-			msgs = append(msgs, m)
-		}
-		timedOut := err != nil && ctx.Err() == nil && errors.Is(window.Err(), context.DeadlineExceeded)
+		timedOut := gather(window)
 		cancel()
 		if waiting || !timedOut {
-			break // the next stage waits, the batch is full, or the reader failed: process what we have
+			return // the next stage waits, the batch is full, or the reader failed: process what we have
 		}
 	}
-	return msgs, nil
 }
 
 // ask sends a batch's probes to the shards of the sharded index.

@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -99,11 +100,12 @@ func compareMessages(a, b *kafka.Message) int {
 	return comparePlaces(a.Time.UnixNano(), a.Topic, a.Partition, a.Offset, b.Time.UnixNano(), b.Topic, b.Partition, b.Offset)
 }
 
-// fetchOrdered is fetch for a sharded front: it gathers records for up to
-// batch.linger (waiting for one if none is buffered) and returns up to a
-// batch of them in the global order. While none may go yet it keeps fetching
-// (the records a lagging partition owes may be queued behind others) until
-// one may, rather than spin.
+// fetchOrdered is fetch for a sharded front: it gathers records (waiting for
+// one if none is buffered) by the rule of FetchBatch — up to batch.linger
+// while the decider is busy, what arrives within an idleWindow while it
+// waits — and returns up to a batch of them in the global order. While none
+// may go yet it keeps fetching (the records a lagging partition owes may be
+// queued behind others) until one may, rather than spin.
 func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
 	r := p.order
 	if r.n == 0 {
@@ -113,27 +115,32 @@ func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
 		}
 		r.add(m, time.Now())
 	}
-	p.gather(ctx, p.cfg.Batch.Linger, 2*p.cfg.Batch.Size)
+	linger(ctx, p.cfg.Batch, p.waiting.Load, func(window context.Context) bool {
+		return p.gather(window, 2*p.cfg.Batch.Size)
+	})
 	out := make([]kafka.Message, 0, p.cfg.Batch.Size)
 	for ctx.Err() == nil {
 		if out = r.release(out, p.cfg.Batch.Size, time.Now()); len(out) > 0 {
 			break
 		}
-		p.gather(ctx, r.idle/10, r.limit) // nothing may go yet: read on, a little at a time
+		// nothing may go yet: read on, a little at a time
+		window, cancel := context.WithTimeout(ctx, r.idle/10)
+		p.gather(window, r.limit)
+		cancel()
 	}
 	return out, nil
 }
 
-// gather adds fetched records to the reorder buffer for up to d, or until
-// it holds n.
-func (p *Pipeline) gather(ctx context.Context, d time.Duration, n int) {
-	linger, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
+// gather adds fetched records to the reorder buffer until it holds n (false)
+// or window ends (true if it timed out, false if ctx was cancelled or the
+// reader failed).
+func (p *Pipeline) gather(window context.Context, n int) (timedOut bool) {
 	for p.order.n < n {
-		m, err := p.reader.FetchMessage(linger)
+		m, err := p.reader.FetchMessage(window)
 		if err != nil {
-			return // time up, or ctx cancelled
+			return errors.Is(window.Err(), context.DeadlineExceeded)
 		}
 		p.order.add(m, time.Now())
 	}
+	return false
 }

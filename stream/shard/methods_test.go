@@ -139,51 +139,12 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 	cfg.Mode = mode
 	cfg.Batch.Size = 64
 	cfg.EnsureDefaults()
-	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	deps := stream.Deps{Logger: log, Cleaner: clean.New(clean.Options{}), Method: m, ReorderIdle: 250 * time.Millisecond}
-	so := state.Options{Dir: t.TempDir(), TTL: ttl}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var srv *Server
-	if shards == 0 {
-		st, err := state.Open(so.ForMethod(m))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer st.Close()
-		deps.Index = st
-	} else {
-		ic := Config{Shards: shards}
-		ic.EnsureDefaults()
-		client := &kafka.Client{Addr: kafka.TCP(addr)}
-		top, err := EnsureTopics(ctx, client, "pages", group, ic, ttl)
-		if err != nil {
-			t.Fatal(err)
-		}
-		front := NewFront(ic, top, FrontOptions{Kafka: cfg.Kafka, Method: m, Logger: log})
-		defer front.Close()
-		srv = NewServer(ic, top, ServerOptions{Kafka: cfg.Kafka, Batch: cfg.Batch, Method: m, State: so, Logger: log})
-		defer srv.Close()
-		deps.Sharded = front
-	}
-	p, err := stream.New(cfg, deps)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	served := make(chan error, 1)
-	serveCtx, stopServe := context.WithCancel(context.Background())
-	if srv != nil {
-		go func() { served <- srv.Run(serveCtx) }()
-	} else {
-		served <- nil
-	}
-	run := stream.Start(context.Background(), p)
+	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir(), TTL: ttl}, shards)
 	n := int64(len(streamtest.ReadTopic(t, addr, "pages")))
 	waitErr := run.WaitFor(ctx, func() bool { return p.Counts().Records >= n }, 10*time.Millisecond)
-	runErr := run.Stop()
-	stopServe()
-	if err := errors.Join(waitErr, runErr, <-served); err != nil {
+	if err := errors.Join(waitErr, stop()); err != nil {
 		t.Fatal(err)
 	}
 	out := make(map[string]map[string]string)
@@ -199,4 +160,58 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 		t.Errorf("drop mode wrote nothing to the duplicates topic %s", dups)
 	}
 	return out
+}
+
+// startFilter starts a filter of cfg reading the topic "pages": sharded with
+// shards > 0 (a front and a shard server in process), else on a single
+// state. stop stops it, closes what it opened and returns what its pipeline
+// and server returned.
+func startFilter(t *testing.T, ctx context.Context, cfg stream.Config, m lsh.Method, so state.Options, shards int) (p *stream.Pipeline, run *stream.Running, stop func() error) {
+	t.Helper()
+	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
+	deps := stream.Deps{Logger: log, Cleaner: clean.New(clean.Options{}), Method: m, ReorderIdle: 250 * time.Millisecond}
+	var srv *Server
+	var closers []func() error // in the order they are closed
+	if shards == 0 {
+		st, err := state.Open(so.ForMethod(m))
+		if err != nil {
+			t.Fatal(err)
+		}
+		closers = append(closers, st.Close)
+		deps.Index = st
+	} else {
+		ic := Config{Shards: shards}
+		ic.EnsureDefaults()
+		client := &kafka.Client{Addr: kafka.TCP(cfg.Kafka.Brokers[0])}
+		top, err := EnsureTopics(ctx, client, "pages", cfg.Kafka.Group, ic, so.TTL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		front := NewFront(ic, top, FrontOptions{Kafka: cfg.Kafka, Method: m, Logger: log})
+		srv = NewServer(ic, top, ServerOptions{Kafka: cfg.Kafka, Batch: cfg.Batch, Method: m, State: so, Logger: log})
+		closers = append(closers, srv.Close, front.Close)
+		deps.Sharded = front
+	}
+	p, err := stream.New(cfg, deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	closers = append([]func() error{p.Close}, closers...)
+	served := make(chan error, 1)
+	serveCtx, stopServe := context.WithCancel(context.Background())
+	if srv != nil {
+		go func() { served <- srv.Run(serveCtx) }()
+	} else {
+		served <- nil
+	}
+	run = stream.Start(context.Background(), p)
+	return p, run, func() error {
+		errs := []error{run.Stop()}
+		stopServe()
+		errs = append(errs, <-served)
+		for _, c := range closers {
+			_ = c() // what the run returned is the measure here
+		}
+		return errors.Join(errs...)
+	}
 }

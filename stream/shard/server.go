@@ -346,7 +346,7 @@ func (r *shardRun) startAt(committed int64) (int64, error) {
 // loop applies and answers batches of the probe log until ctx ends.
 func (r *shardRun) loop(ctx context.Context, reader *kafka.Reader) error {
 	for {
-		msgs, err := stream.FetchBatch(ctx, reader, r.s.o.Batch, nil)
+		msgs, err := stream.FetchBatch(ctx, reader, r.s.o.Batch, stream.AlwaysIdle)
 		if ctx.Err() != nil {
 			return nil
 		}

@@ -1,0 +1,95 @@
+package shard
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
+)
+
+// trickleSharded runs a sharded filter (a front and a shard server in
+// process, 2 shards) with cfg's batching over n pages produced one at a time,
+// from the moment the pipeline has joined its group: the next once the
+// pipeline has processed the ones before it (gap 0), or once gap has passed
+// since the last. It returns the pipeline's counts.
+func trickleSharded(t *testing.T, batch stream.BatchConfig, n int, gap time.Duration) stream.Counts {
+	t.Helper()
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2, MinSessionTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	var cfg stream.Config
+	cfg.Kafka.Brokers, cfg.Kafka.Group, cfg.Kafka.Output = []string{b.Addr()}, "linger", "pages.out"
+	cfg.Kafka.SessionTimeout = time.Second
+	cfg.Batch = batch
+	cfg.EnsureDefaults()
+	var sketch lsh.Config
+	sketch.EnsureDefaults()
+	m, err := lsh.NewMethod(sketch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir()}, 2)
+	sent, last := 0, time.Time{}
+	waitErr := run.WaitFor(ctx, func() bool {
+		done := p.Counts().Records
+		due := gap == 0 && done == int64(sent) || gap > 0 && time.Since(last) >= gap
+		if sent < n && p.Ready() && due {
+			streamtest.Produce(t, b.Addr(), "pages", kafka.Message{Key: []byte(fmt.Sprint("p", sent)),
+				Value: fmt.Appendf(nil, "<html><body><p>page %d of the sharded linger test, with words enough to be a page of its own: %d</p></body></html>", sent, sent*7919)})
+			sent++
+			last = time.Now()
+		}
+		return done >= int64(n)
+	}, 5*time.Millisecond)
+	c := p.Counts()
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+	if waitErr != nil {
+		t.Fatalf("%d of %d records processed in %d batches (%d produced): %v", c.Records, n, c.Batches, sent, waitErr)
+	}
+	if got := len(streamtest.ReadTopic(t, b.Addr(), "pages.out")); got != n {
+		t.Fatalf("%d records on the output topic, want %d", got, n)
+	}
+	return c
+}
+
+// TestIdleShardedFilterDoesNotLinger: with the pipeline idle, neither the
+// front nor a shard holds a batch for batch.linger. The linger here is ten
+// minutes, so a front or a shard that held each batch for it would not
+// answer the first record before the one-minute deadline.
+func TestIdleShardedFilterDoesNotLinger(t *testing.T) {
+	c := trickleSharded(t, stream.BatchConfig{Linger: 10 * time.Minute}, 3, 0)
+	if c.Records != 3 || c.Batches != 3 {
+		t.Fatalf("records %d in %d batches, want 3 in 3 (each produced after the last was processed)", c.Records, c.Batches)
+	}
+}
+
+// TestShardedHoldWhenIdleLingers: with batch.hold_when_idle the sharded
+// front keeps the whole linger, so two records produced half a second apart
+// share a batch; without it the first one's batch has gone long before the
+// second arrives.
+func TestShardedHoldWhenIdleLingers(t *testing.T) {
+	for _, hold := range []bool{true, false} {
+		c := trickleSharded(t, stream.BatchConfig{Linger: 2 * time.Second, HoldWhenIdle: hold}, 2, 500*time.Millisecond)
+		want := int64(2)
+		if hold {
+			want = 1
+		}
+		if c.Records != 2 || c.Batches != want {
+			t.Fatalf("hold_when_idle %v: records %d in %d batches, want 2 in %d", hold, c.Records, c.Batches, want)
+		}
+	}
+}
