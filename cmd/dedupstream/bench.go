@@ -86,7 +86,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		bench.ReleaseMemory()
 	}
 	if o.instances > 0 {
-		run, err := runFleet(ctx, cl, o)
+		run, err := runFleet(ctx, cl, o, src)
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.stateDir, "state", "", "state directory (default: a temporary one, removed at exit)")
 	fs.Float64Var(&o.copyRate, "copy-rate", 0.2, "fraction of documents that are near-copies (1% words edited) of a recent one")
 	fs.IntVar(&o.batch, "batch", 500, "batch.size of the filter and the passthrough")
-	fs.BoolVar(&o.holdWhenIdle, "hold-when-idle", false, "batch.hold_when_idle of the filter and the passthrough: hold every batch for batch.linger, even when the pipeline is idle")
+	fs.BoolVar(&o.holdWhenIdle, "hold-when-idle", false, "batch.hold_when_idle of the filter, the passthrough and the fleet's instances: hold every batch for batch.linger, even when the pipeline is idle")
 	fs.BoolVar(&o.passthrough, "passthrough", true, "also run a plain consume→produce passthrough for the overhead ratio")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file (fleet mode: FILE.i for instance i)")
 	fs.IntVar(&o.latencyDocs, "latency-docs", 10000, "documents of the latency mode, produced at --rate while the pipeline runs (0: throughput mode only)")
@@ -175,7 +175,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.StringVar(&o.method, "method", "", "sketch.method of the filter run: minhash, oph, bottomk, modm, full, supershingle, simhash (default oph; imatch needs a vocabulary)")
 	fs.StringVar(&o.verify, "verify", "", "sketch.verify.method of the filter run: none, full, bottomk, modm, minhash, oph (default none)")
 	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
-	fs.IntVar(&o.instances, "instances", 0, "run the filter as this many 'dedupstream run' processes of one group (fleet mode; no latency mode) instead of in process")
+	fs.IntVar(&o.instances, "instances", 0, "run the filter as this many 'dedupstream run' processes of one group (fleet mode) instead of in process; the latency mode then produces to the running fleet once it is idle (--settle), and the CPU reported is the fleet's until it had committed the throughput run")
 	fs.IntVar(&o.shards, "index-shards", 0, "index.shards of the fleet's instances (0: the single-instance index, for --instances 1)")
 	fs.BoolVar(&o.rebuild, "rebuild", false, "fleet mode with --index-shards: then time a fresh instance (empty state) rebuilding every shard from the probe log")
 	fs.BoolVar(&o.failover, "failover", false, "fleet mode with --index-shards and --instances ≥ 2: then SIGKILL the last instance and time until the others serve all its shards (warm from standbys or rebuilt from the probe log)")
@@ -349,12 +349,6 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 		}
 		return fmt.Sprintf("%.0f", float64(r.Counts.Records)/r.Elapsed.Seconds())
 	}
-	ms := func(r *bench.LatencyRun, q float64) string {
-		if r == nil {
-			return "-"
-		}
-		return fmt.Sprintf("%.1f", bench.Percentile(r.Lat, q).Seconds()*1e3)
-	}
 	fmt.Fprintf(w, "\nsummary: docs=%d stored=%d pass_docs_s=%s docs_s=%s cpu_s=%.1f peak_rss_mb=%.0f anon_mb=%.0f file_mb=%.0f peak_anon_mb=%.0f peak_live_mb=%.0f state_bytes_doc=%s",
 		o.docs, run.stateDoc, rate(pass), rate(run), run.CPU.Seconds(), float64(run.PeakRSS)/1e6,
 		float64(run.Anon)/1e6, float64(run.File)/1e6, float64(run.PeakAnon)/1e6, float64(run.PeakLive)/1e6, run.stateBytesPerDoc())
@@ -362,7 +356,7 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 	if lrun != nil {
 		latRate = fmt.Sprintf("%.0f", lrun.Produced)
 	}
-	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s", latRate, ms(floor, 0.5), ms(floor, 0.99), ms(floor, 1))
+	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s", latRate, latencyMS(floor, 0.5), latencyMS(floor, 0.99), latencyMS(floor, 1))
 	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s sketch=%s\n",
-		ms(lpass, 0.5), ms(lpass, 0.99), ms(lpass, 1), ms(lrun, 0.5), ms(lrun, 0.99), ms(lrun, 1), run.sketch)
+		latencyMS(lpass, 0.5), latencyMS(lpass, 0.99), latencyMS(lpass, 1), latencyMS(lrun, 0.5), latencyMS(lrun, 0.99), latencyMS(lrun, 1), run.sketch)
 }

@@ -10,8 +10,6 @@ import (
 	"slices"
 	"sync"
 	"time"
-
-	"github.com/dedupstream/dedupstream/stream/bench"
 )
 
 // failover is what bench --failover measured: the last instance SIGKILLed
@@ -210,22 +208,11 @@ func killOne(ctx context.Context, procs []*fleetProc, logs []*shardLog, n int) (
 // returns how long that took (0 where /proc cannot tell).
 func settle(ctx context.Context, procs []*fleetProc) time.Duration {
 	start := time.Now()
-	total := func() (time.Duration, bool) {
-		var sum time.Duration
-		for _, p := range procs {
-			t, ok := bench.ProcCPU(p.Process.Pid)
-			if !ok {
-				return 0, false
-			}
-			sum += t
-		}
-		return sum, true
-	}
-	last, ok := total()
+	last, ok := fleetCPU(procs)
 	for ok && time.Since(start) < 10*time.Minute && ctx.Err() == nil {
 		time.Sleep(time.Second)
 		var now time.Duration
-		if now, ok = total(); ok && now-last < 100*time.Millisecond {
+		if now, ok = fleetCPU(procs); ok && now-last < 100*time.Millisecond {
 			return time.Since(start)
 		}
 		last = now

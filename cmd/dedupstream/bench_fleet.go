@@ -32,14 +32,24 @@ type fleetRun struct {
 	records           int64
 	rebuild           time.Duration // a fresh instance's time to rebuild every shard from the probe log; 0: not measured
 	failover          *failover     // the last instance SIGKILLed after the run; nil: not measured
+	// The latency mode, after the throughput run (nil: not measured): the
+	// fleet's, the harness's floor measured once the fleet had stopped, and
+	// every instance's CPU during the fleet's.
+	latency, floor *bench.LatencyRun
+	latencyCPU     time.Duration
+	settled        time.Duration // how long the fleet took to go idle before it
 }
 
 // runFleet runs the filter as o.instances "dedupstream run" processes of one
 // group (with o.shards index shards; 0 is the single-instance index, for one
 // instance), each pinned to CPU i mod o.pin when o.pin > 0, over the produced
-// bench input. It measures until the group has committed the whole input,
-// then stops them with SIGTERM and reads their resource usage.
-func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun, error) {
+// bench input. It measures until the group has committed the whole input;
+// with o.latencyDocs, it then waits for the fleet to go idle and runs the
+// latency mode on it, producing src's next documents to the same input
+// topic. Then it stops the instances with SIGTERM and reads their resource
+// usage: their CPU up to the commit when the latency mode ran (the peak RSS
+// covers it).
+func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.Source) (*fleetRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, err
@@ -79,6 +89,12 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun,
 		return nil, err
 	}
 	r.elapsed = time.Since(start)
+	cpuAtCommit, measured := fleetCPU(procs)
+	if o.latencyDocs > 0 {
+		if err := fleetLatency(ctx, cl, o, src, procs, r); err != nil {
+			return nil, err
+		}
+	}
 	if o.failover {
 		if r.failover, err = killOne(ctx, procs, logs, o.shards); err != nil {
 			return nil, err
@@ -90,6 +106,15 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun,
 	for _, p := range procs {
 		r.cpu += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
 		r.maxRSS = max(r.maxRSS, bench.ChildPeakRSS(p.ProcessState))
+	}
+	if r.latency != nil {
+		if !measured {
+			return nil, errors.New("the latency mode of the fleet needs the instances' CPU from /proc")
+		}
+		r.cpu = cpuAtCommit
+		if r.floor, err = brokerLatency(ctx, cl, o, fleetLatencyDocs(o, src, r)); err != nil {
+			return nil, fmt.Errorf("latency without a pipeline: %w", err)
+		}
 	}
 	procs = nil
 	r.stateB = bench.DirSize(root)
@@ -105,6 +130,49 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions) (*fleetRun,
 		}
 	}
 	return r, err
+}
+
+// fleetLatency runs the latency mode on the running fleet once it has gone
+// idle (with o.settle): the documents of fleetLatencyDocs produced to its
+// input topic, each read back from its output topic.
+func fleetLatency(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.Source, procs []*fleetProc, r *fleetRun) error {
+	if o.settle {
+		r.settled = settle(ctx, procs)
+	}
+	before, ok := fleetCPU(procs)
+	run, err := bench.RunLatency(ctx, cl, o.partitions, nil, "bench", "bench.out", fleetLatencyDocs(o, src, r))
+	if err != nil {
+		return fmt.Errorf("fleet latency: %w", err)
+	}
+	if after, ok2 := fleetCPU(procs); ok && ok2 {
+		r.latencyCPU = after - before
+	}
+	r.latency = run
+	return nil
+}
+
+// fleetLatencyDocs are the documents of the fleet's latency mode: src's after
+// the throughput run's, produced at --rate or at half the fleet's throughput.
+func fleetLatencyDocs(o benchOptions, src *bench.Source, r *fleetRun) bench.LatencyDocs {
+	ld := bench.LatencyDocs{Src: src, First: o.docs, Warm: bench.LatencyWarmup, N: o.latencyDocs, Rate: o.rate}
+	if ld.Rate == 0 {
+		ld.Rate = max(1, 0.5*float64(o.docs)/r.elapsed.Seconds())
+	}
+	return ld
+}
+
+// fleetCPU is the user + system CPU of every running instance so far; false
+// if /proc cannot tell.
+func fleetCPU(procs []*fleetProc) (time.Duration, bool) {
+	var sum time.Duration
+	for _, p := range procs {
+		t, ok := bench.ProcCPU(p.Process.Pid)
+		if !ok {
+			return 0, false
+		}
+		sum += t
+	}
+	return sum, true
 }
 
 // rebuildTime starts one instance with an empty state directory, alone in the
@@ -153,6 +221,7 @@ func fleetProcess(exe, addr, group, dir string, i int, o benchOptions) *exec.Cmd
 		"DEDUPSTREAM_LOG_LEVEL=" + cmp.Or(os.Getenv("DEDUPSTREAM_LOG_LEVEL"), "warn"), "DEDUPSTREAM_LOG_FORMAT=json",
 		"DEDUPSTREAM_SKETCH_METHOD=" + o.method, "DEDUPSTREAM_INDEX_STANDBYS=" + strconv.Itoa(o.standbys),
 		"DEDUPSTREAM_SKETCH_BANDS=" + strconv.Itoa(o.bands), "DEDUPSTREAM_SKETCH_ROWS=" + strconv.Itoa(o.rows),
+		"DEDUPSTREAM_BATCH_HOLD_WHEN_IDLE=" + strconv.FormatBool(o.holdWhenIdle),
 	}
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, envPrefix) || strings.HasPrefix(kv, envPrefix+"KAFKA_TLS_") || strings.HasPrefix(kv, envPrefix+"KAFKA_SASL_") {
@@ -266,9 +335,12 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	}
 	s := r.elapsed.Seconds()
 	fmt.Fprintf(w, "\nfleet: %d instance(s) as processes, %s (wall time from the first start to the last commit, group joins included)\n\n", r.instances, mode)
+	if r.latency != nil {
+		fmt.Fprintf(w, "(state and topic bytes per document over all %d documents the fleet filtered, the latency mode's included)\n\n", r.processed())
+	}
 	fmt.Fprintln(w, "| instances | shards | docs | seconds | docs/s | CPU s (all instances) | CPU µs/doc | max RSS MB | state bytes/doc | probe-topic bytes/doc | answer-topic bytes/doc |")
 	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	per := func(b int64) float64 { return float64(b) / float64(r.records) }
+	per := func(b int64) float64 { return float64(b) / float64(r.processed()) }
 	fmt.Fprintf(w, "| %d | %d | %d | %.2f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", r.instances, r.shards, r.records, s,
 		float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records), float64(r.maxRSS)/1e6,
 		per(r.stateB), per(r.probesB), per(r.answersB))
@@ -282,7 +354,38 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	if r.rebuild > 0 {
 		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of probe log) in %.2f s\n", r.shards, float64(r.probesB)/1e6, r.rebuild.Seconds())
 	}
-	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f failover_s=%.2f\n",
+	if l := r.latency; l != nil {
+		fmt.Fprintf(w, "\nlatency mode: %d documents (after %d warm-up) produced at %.0f docs/s to the running fleet's input, once it had\n"+
+			"been idle (after %.1f s); per record from the input record's timestamp to the output record's read-back; with\n"+
+			"the %d documents of the throughput run stored\n\n", l.Docs, bench.LatencyWarmup, l.Produced, r.settled.Seconds(), r.records)
+		printLatencyTable(w, r.floor, nil, "dedupstream fleet", l)
+		fmt.Fprintf(w, "\nthe instances' CPU during the latency run: %.1f s, %.0f µs a record\n", r.latencyCPU.Seconds(), r.latencyCPUPerRecord())
+	}
+	latRate := "-"
+	if r.latency != nil {
+		latRate = fmt.Sprintf("%.0f", r.latency.Produced)
+	}
+	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f failover_s=%.2f",
 		r.instances, r.shards, r.pin, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
 		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.balance, r.rebuild.Seconds(), r.failover.seconds())
+	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s latency_cpu_us=%.0f\n",
+		latRate, latencyMS(r.floor, 0.5), latencyMS(r.floor, 0.99), latencyMS(r.floor, 1),
+		latencyMS(r.latency, 0.5), latencyMS(r.latency, 0.99), latencyMS(r.latency, 1), r.latencyCPUPerRecord())
+}
+
+// processed is how many documents the fleet filtered: the throughput run's,
+// and the latency mode's with its warm-up.
+func (r *fleetRun) processed() int64 {
+	if r.latency == nil {
+		return r.records
+	}
+	return r.records + int64(bench.LatencyWarmup+r.latency.Docs)
+}
+
+// latencyCPUPerRecord is the instances' CPU a record of the latency run, in µs.
+func (r *fleetRun) latencyCPUPerRecord() float64 {
+	if r.latency == nil || r.latency.Docs == 0 {
+		return 0
+	}
+	return r.latencyCPU.Seconds() * 1e6 / float64(bench.LatencyWarmup+r.latency.Docs)
 }

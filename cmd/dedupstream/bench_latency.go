@@ -126,18 +126,7 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 		"per record from the input record's timestamp (set just before the write; Kafka timestamps are whole ms) to the\n"+
 		"output record's read-back; the filter starts with the %d documents of the throughput run stored\n\n",
 		ld.N, ld.Warm, ld.Rate, stored)
-	fmt.Fprintln(w, "| run | docs | produced docs/s | p50 ms | p99 ms | max ms |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
-	row := func(name string, r *bench.LatencyRun) {
-		ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 }
-		fmt.Fprintf(w, "| %s | %d | %.0f | %.1f | %.1f | %.1f |\n", name, r.Docs, r.Produced,
-			ms(bench.Percentile(r.Lat, 0.5)), ms(bench.Percentile(r.Lat, 0.99)), ms(bench.Percentile(r.Lat, 1)))
-	}
-	row("no pipeline (produce → read back)", floor)
-	if pass != nil {
-		row("passthrough", pass)
-	}
-	row("dedupstream", run)
+	printLatencyTable(w, floor, pass, "dedupstream", run)
 	fmt.Fprintf(w, "\nstop-the-world pauses in this process during the filter's latency run: %d, the longest ≤ %.1f ms\n",
 		run.GCPauses, run.LongestGC.Seconds()*1e3)
 	if run.Batches > 0 {
@@ -153,4 +142,27 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 			fmt.Fprintf(w, "  %s  %7.1f ms\n", sm.At.UTC().Format("15:04:05.000"), sm.Latency.Seconds()*1e3)
 		}
 	}
+}
+
+// printLatencyTable prints the latency table: the harness's floor, the
+// passthrough (if not nil) and the filter's run, named name.
+func printLatencyTable(w io.Writer, floor, pass *bench.LatencyRun, name string, run *bench.LatencyRun) {
+	fmt.Fprintln(w, "| run | docs | produced docs/s | p50 ms | p99 ms | max ms |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	row := func(name string, r *bench.LatencyRun) {
+		fmt.Fprintf(w, "| %s | %d | %.0f | %s | %s | %s |\n", name, r.Docs, r.Produced, latencyMS(r, 0.5), latencyMS(r, 0.99), latencyMS(r, 1))
+	}
+	row("no pipeline (produce → read back)", floor)
+	if pass != nil {
+		row("passthrough", pass)
+	}
+	row(name, run)
+}
+
+// latencyMS is r's q-quantile in milliseconds, "-" for a run not made.
+func latencyMS(r *bench.LatencyRun, q float64) string {
+	if r == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f", bench.Percentile(r.Lat, q).Seconds()*1e3)
 }

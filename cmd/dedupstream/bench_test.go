@@ -122,9 +122,9 @@ func mustFloat(t *testing.T, s string) float64 {
 // TestBenchFleet runs the bench's fleet mode — the broker and two sharded
 // "dedupstream run" instances as processes of their own — on generated pages
 // and checks its summary line: every document counted, bytes in the internal
-// topics, postings spread over the 4 shards, a rebuild timed, and a
-// failover: one instance SIGKILLed, its shards served again by the other from
-// the standby copies it kept.
+// topics, postings spread over the 4 shards, the latency mode run on the
+// fleet, a rebuild timed, and a failover: one instance SIGKILLed, its shards
+// served again by the other from the standby copies it kept.
 func TestBenchFleet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a broker and three filter processes")
@@ -132,7 +132,7 @@ func TestBenchFleet(t *testing.T) {
 	dir := benchCorpus(t, 5, 60)
 	bin := buildBinary(t)
 	out := mustRun(t, bin, os.Environ(), "bench", "--corpus", dir, "--docs", "300", "--partitions", "2",
-		"--latency-docs", "0", "--passthrough=false", "--instances", "2", "--index-shards", "4", "--rebuild",
+		"--latency-docs", "200", "--passthrough=false", "--instances", "2", "--index-shards", "4", "--rebuild",
 		"--standbys", "1", "--failover")
 	_, line, ok := strings.Cut(out, "\nfleet ")
 	if !ok {
@@ -150,10 +150,17 @@ func TestBenchFleet(t *testing.T) {
 	if b := mustFloat(t, f["shard_balance"]); b < 1 || b > 1.5 {
 		t.Errorf("shard_balance=%v: postings of the fullest of 4 shards over the mean, want in [1, 1.5]", b)
 	}
-	for _, k := range []string{"probes_b_per_doc", "answers_b_per_doc", "cpu_us_per_doc", "rebuild_s", "failover_s"} {
+	for _, k := range []string{"probes_b_per_doc", "answers_b_per_doc", "cpu_us_per_doc", "rebuild_s", "failover_s",
+		"latency_rate", "floor_p50_ms", "p50_ms", "latency_cpu_us"} {
 		if mustFloat(t, f[k]) <= 0 {
 			t.Errorf("%s=%s, want > 0", k, f[k])
 		}
+	}
+	if p50, p99, top := mustFloat(t, f["p50_ms"]), mustFloat(t, f["p99_ms"]), mustFloat(t, f["max_ms"]); p50 > p99 || p99 > top {
+		t.Errorf("fleet latency p50 %v, p99 %v, max %v ms: not in order", p50, p99, top)
+	}
+	if !strings.Contains(out, "| dedupstream fleet | 200 |") {
+		t.Errorf("no latency row of the fleet's 200 documents in:\n%s", tail(out, 3000))
 	}
 	m := regexp.MustCompile(`\nfailover: instance 1 \(shards \[\d+ \d+\]\) SIGKILLed once the fleet was idle \([0-9.]+ s after the run\); the others served all 4 shards [0-9.]+ s later \((\d+) reopened warm, (\d+) rebuilt`).FindStringSubmatch(out)
 	if m == nil {

@@ -72,9 +72,11 @@ type LatencyDocs struct {
 }
 
 // RunLatency runs p while producing docs to topic in at the given rate, reads
-// topic out back and measures each record from its input timestamp (set by the
-// producer just before the write) to the moment it is read back. With p nil,
-// out must be in: the records are read back as written.
+// topic out back (from its end when the run starts) and measures each record
+// from its input timestamp (set by the producer just before the write) to the
+// moment it is read back. With p nil, something else turns in into out: the
+// broker itself (out is in: the records are read back as written), or a
+// fleet of filter processes.
 func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeline, in, out string, ld LatencyDocs) (*LatencyRun, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -82,9 +84,12 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	if p != nil {
 		r = p
 	}
+	rb, err := startReadback(runCtx, c, out, partitions)
+	if err != nil {
+		return nil, err
+	}
 	gcBefore, cpuBefore := ReadGCPauses(), CPUTime()
 	running := stream.Start(runCtx, r)
-	rb := startReadback(runCtx, c, out, partitions)
 	w := c.writer(in)
 	defer w.Close()
 	res, err := driveLatency(runCtx, w, rb, ld, running.Done())
@@ -179,7 +184,8 @@ func (ld LatencyDocs) messages(from, n int, t time.Time) []kafka.Message {
 }
 
 // readback reads an output topic, one reader per partition (no group, so no
-// join delay), and keeps each record's latency.
+// join delay), from the end each partition had when it started, and keeps
+// each record's latency.
 type readback struct {
 	mu    sync.Mutex
 	n     int
@@ -194,16 +200,55 @@ type readback struct {
 // 100 ms, which put a 100 ms tail on the harness's own floor (p99 91–121 ms
 // against 5–6 ms at 500 ms). With MinBytes 1 the broker answers as soon as a
 // record arrives, so a long MaxWait does not delay anything.
-func startReadback(ctx context.Context, c Cluster, topic string, partitions int) *readback {
+func startReadback(ctx context.Context, c Cluster, topic string, partitions int) (*readback, error) {
+	ends, err := endOffsets(ctx, c, topic, partitions)
+	if err != nil {
+		return nil, err
+	}
 	rb := &readback{}
-	for part := range partitions {
+	readers := make([]*kafka.Reader, partitions)
+	for part := range readers {
 		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{c.Addr}, Dialer: c.Dialer(), Topic: topic, Partition: part,
 			MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond, StartOffset: kafka.FirstOffset})
 		rb.close = append(rb.close, r)
+		if ends[part] > 0 {
+			if err := r.SetOffset(ends[part]); err != nil {
+				return nil, errors.Join(err, rb.stop()) // none reading yet
+			}
+		}
+		readers[part] = r
+	}
+	for _, r := range readers {
 		rb.wg.Add(1)
 		go rb.read(ctx, r)
 	}
-	return rb
+	return rb, nil
+}
+
+// endOffsets returns the end offset of each of topic's partitions: where the
+// records written from now on begin. A topic that does not exist yet (the
+// latency topics are created by their first write) has none.
+func endOffsets(ctx context.Context, c Cluster, topic string, partitions int) (map[int]int64, error) {
+	reqs := make([]kafka.OffsetRequest, partitions)
+	for p := range reqs {
+		reqs[p] = kafka.LastOffsetOf(p)
+	}
+	client := &kafka.Client{Addr: kafka.TCP(c.Addr), Transport: c.Transport()}
+	res, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
+	if err != nil {
+		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
+	}
+	ends := make(map[int]int64)
+	for _, po := range res.Topics[topic] {
+		switch {
+		case errors.Is(po.Error, kafka.UnknownTopicOrPartition):
+		case po.Error != nil:
+			return nil, fmt.Errorf("end offset of %s/%d: %w", topic, po.Partition, po.Error)
+		default:
+			ends[po.Partition] = po.LastOffset
+		}
+	}
+	return ends, nil
 }
 
 func (rb *readback) read(ctx context.Context, r *kafka.Reader) {
@@ -260,9 +305,13 @@ func (rb *readback) measured() []Sample {
 }
 
 // wait stops the readers (their context must be cancelled first).
-func (rb *readback) wait() {
+func (rb *readback) wait() { _ = rb.stop() }
+
+func (rb *readback) stop() error {
 	rb.wg.Wait()
+	var errs []error
 	for _, c := range rb.close {
-		_ = c.Close()
+		errs = append(errs, c.Close())
 	}
+	return errors.Join(errs...)
 }
