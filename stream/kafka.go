@@ -3,7 +3,10 @@ package stream
 import (
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -78,13 +81,26 @@ func kafkaLogger(f func(string, ...zap.Field)) kafka.LoggerFunc {
 // kafka-go's log events, which are its only report of them: the filter is a
 // member from the start of a generation's heartbeat (joined, partitions
 // assigned, offsets fetched) until that heartbeat stops (a rebalance, a lost
-// broker, leaving the group).
-type membership struct{ joined atomic.Bool }
+// broker, leaving the group), and owns the input partitions the reader
+// subscribed to in that generation.
+type membership struct {
+	joined atomic.Bool
+	mu     sync.Mutex
+	// owned is the input partitions of the current generation, nil between
+	// generations; known is false if kafka-go's report of them could not be
+	// read (then every partition counts as owned, as before).
+	owned map[int]bool
+	known bool
+}
 
-// Heartbeat events of kafka-go v0.4 (consumergroup.go, Generation.heartbeatLoop).
+// Events of kafka-go v0.4: a generation's heartbeat (consumergroup.go,
+// Generation.heartbeatLoop) and the reader's subscription to the
+// generation's assignments (reader.go, Reader.subscribe), whose argument is
+// a map keyed by a struct with a partition field.
 const (
 	heartbeatStarted = "started heartbeat for group"
 	heartbeatStopped = "stopped heartbeat for group"
+	subscribed       = "subscribed to topics and partitions"
 )
 
 func (m *membership) follow(next kafka.LoggerFunc) kafka.LoggerFunc {
@@ -94,14 +110,74 @@ func (m *membership) follow(next kafka.LoggerFunc) kafka.LoggerFunc {
 			m.joined.Store(true)
 		case strings.HasPrefix(format, heartbeatStopped):
 			m.joined.Store(false)
+			m.setOwned(nil, true)
+		case strings.HasPrefix(format, subscribed) && len(args) == 1:
+			m.setOwned(subscribedPartitions(args[0]))
 		}
 		next(format, args...)
 	}
 }
 
+func (m *membership) setOwned(owned map[int]bool, known bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.owned, m.known = owned, known
+}
+
+// owns returns the records of msgs whose partitions this member owns in the
+// current generation: msgs itself if it owns them all, else a copy.
+func (m *membership) owns(msgs []kafka.Message) []kafka.Message {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.known || !slices.ContainsFunc(msgs, func(msg kafka.Message) bool { return !m.owned[msg.Partition] }) {
+		return msgs
+	}
+	var kept []kafka.Message
+	for _, msg := range msgs {
+		if m.owned[msg.Partition] {
+			kept = append(kept, msg)
+		}
+	}
+	return kept
+}
+
+// subscribedPartitions reads the partitions of kafka-go's subscription
+// report (a map keyed by an unexported struct with a partition field); false
+// if it is not of that shape.
+func subscribedPartitions(offsets any) (map[int]bool, bool) {
+	v := reflect.ValueOf(offsets)
+	if v.Kind() != reflect.Map {
+		return nil, false
+	}
+	owned := make(map[int]bool, v.Len())
+	for _, k := range v.MapKeys() {
+		if k.Kind() != reflect.Struct {
+			return nil, false
+		}
+		f := k.FieldByName("partition")
+		if !f.IsValid() || !f.CanInt() {
+			return nil, false
+		}
+		owned[int(f.Int())] = true
+	}
+	return owned, true
+}
+
 // commit marks the batch's offsets. A failed commit is retried a few times, then
 // left: the records will be redelivered and get their stored verdicts again.
+//
+// Only the offsets of partitions this member owns now are committed: a batch
+// fetched before a rebalance can finish after it, and kafka-go would commit
+// its offsets in the new generation even for a partition now another
+// member's, setting that partition's committed offset back behind the new
+// owner's. A new owner that had read to the end then had nothing left to
+// commit, and the group's lag stayed up for good (a two-instance sharded
+// fleet stalled at its start, BENCHMARKS.md). The records not committed are
+// redelivered to their new owner, which gives them their stored verdicts.
 func (p *Pipeline) commit(ctx context.Context, msgs []kafka.Message) {
+	if msgs = p.member.owns(msgs); len(msgs) == 0 {
+		return
+	}
 	backoff := p.cfg.Batch.RetryBackoff
 	for attempt := 1; ; attempt++ {
 		err := p.reader.CommitMessages(ctx, msgs...)
