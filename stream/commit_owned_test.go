@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/segmentio/kafka-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"go.uber.org/zap/zaptest"
@@ -42,7 +43,7 @@ func TestCommitSkipsPartitionsOfAnotherMember(t *testing.T) {
 	cfg.EnsureDefaults()
 	log := zaptest.NewLogger(t)
 	member := func() *Pipeline {
-		p := &Pipeline{cfg: cfg, log: log}
+		p := &Pipeline{cfg: cfg, log: log, m: newMetrics(prometheus.NewRegistry())}
 		p.reader = newReader(cfg, Security{}, log, &p.member)
 		t.Cleanup(func() { p.reader.Close() })
 		return p
@@ -131,4 +132,43 @@ func committed(t *testing.T, ctx context.Context, addr string, part int) int64 {
 		t.Fatal(err)
 	}
 	return res.Topics["in"][0].CommittedOffset
+}
+
+// TestMembershipFollowsGenerations feeds membership the kafka-go events of
+// generations (the subscription report in the shape kafka-go logs it: a map
+// from a struct with a partition field to the start offset) and checks what
+// it lets a commit keep.
+func TestMembershipFollowsGenerations(t *testing.T) {
+	type topicPartition struct {
+		topic     string
+		partition int32
+	}
+	var m membership
+	log := m.follow(func(string, ...any) {})
+	rec := func(part int, offset int64) kafka.Message { return kafka.Message{Partition: part, Offset: offset} }
+	batch := []kafka.Message{rec(0, 3), rec(1, 7), rec(0, 9)}
+	check := func(when string, want ...kafka.Message) {
+		t.Helper()
+		got := m.owns(batch)
+		if len(got) != len(want) {
+			t.Fatalf("%s: owns %v, want %v", when, got, want)
+		}
+		for i := range got {
+			if got[i].Partition != want[i].Partition || got[i].Offset != want[i].Offset {
+				t.Fatalf("%s: owns %v, want %v", when, got, want)
+			}
+		}
+	}
+	check("before any report", batch...)
+	log(heartbeatStopped+" %s\n", "g")
+	check("a heartbeat stopped before any report was read", batch...)
+	log(heartbeatStarted+", %v [%v]", "g", time.Second)
+	log(subscribed+": %+v", map[topicPartition]int64{{"in", 0}: -2, {"in", 1}: -2})
+	check("owning both, nothing committed", batch...)
+	log(heartbeatStopped+" %s\n", "g")
+	check("between generations")
+	log(subscribed+": %+v", map[topicPartition]int64{{"in", 0}: 5})
+	check("owning partition 0 from offset 5", rec(0, 9))
+	log(subscribed+": %+v", "not a map")
+	check("a report that cannot be read", batch...)
 }

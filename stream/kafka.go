@@ -86,17 +86,20 @@ func kafkaLogger(f func(string, ...zap.Field)) kafka.LoggerFunc {
 type membership struct {
 	joined atomic.Bool
 	mu     sync.Mutex
-	// owned is the input partitions of the current generation, nil between
-	// generations; known is false if kafka-go's report of them could not be
-	// read (then every partition counts as owned, as before).
-	owned map[int]bool
+	// owned maps the input partitions of the current generation to the
+	// offsets the reader started them at (negative: none committed); nil
+	// between generations. known is false until kafka-go's report of them has
+	// been read (then every record counts as owned, as before this check).
+	owned map[int]int64
 	known bool
 }
 
 // Events of kafka-go v0.4: a generation's heartbeat (consumergroup.go,
 // Generation.heartbeatLoop) and the reader's subscription to the
-// generation's assignments (reader.go, Reader.subscribe), whose argument is
-// a map keyed by a struct with a partition field.
+// generation's assignments (reader.go, Reader.subscribe), whose argument
+// maps a struct with a partition field to the partition's start offset. A
+// generation's heartbeat has stopped before the next one's subscription is
+// reported (the consumer group waits for the old generation's goroutines).
 const (
 	heartbeatStarted = "started heartbeat for group"
 	heartbeatStopped = "stopped heartbeat for group"
@@ -110,55 +113,62 @@ func (m *membership) follow(next kafka.LoggerFunc) kafka.LoggerFunc {
 			m.joined.Store(true)
 		case strings.HasPrefix(format, heartbeatStopped):
 			m.joined.Store(false)
-			m.setOwned(nil, true)
+			m.mu.Lock()
+			m.owned = nil // owns nothing until the next subscription (if reports are read at all)
+			m.mu.Unlock()
 		case strings.HasPrefix(format, subscribed) && len(args) == 1:
-			m.setOwned(subscribedPartitions(args[0]))
+			owned, ok := subscribedPartitions(args[0])
+			m.mu.Lock()
+			m.owned, m.known = owned, ok
+			m.mu.Unlock()
 		}
 		next(format, args...)
 	}
 }
 
-func (m *membership) setOwned(owned map[int]bool, known bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.owned, m.known = owned, known
-}
-
-// owns returns the records of msgs whose partitions this member owns in the
-// current generation: msgs itself if it owns them all, else a copy.
+// owns returns the records of msgs that this member may commit: of a
+// partition it owns in the current generation, and not behind the offset the
+// generation started that partition at (a record fetched in an earlier
+// generation, before another member committed past it). It returns msgs
+// itself if that is all of them, else a copy.
 func (m *membership) owns(msgs []kafka.Message) []kafka.Message {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if !m.known || !slices.ContainsFunc(msgs, func(msg kafka.Message) bool { return !m.owned[msg.Partition] }) {
+	mine := func(msg kafka.Message) bool {
+		start, ok := m.owned[msg.Partition]
+		return ok && msg.Offset+1 >= start
+	}
+	if !m.known || !slices.ContainsFunc(msgs, func(msg kafka.Message) bool { return !mine(msg) }) {
 		return msgs
 	}
 	var kept []kafka.Message
 	for _, msg := range msgs {
-		if m.owned[msg.Partition] {
+		if mine(msg) {
 			kept = append(kept, msg)
 		}
 	}
 	return kept
 }
 
-// subscribedPartitions reads the partitions of kafka-go's subscription
-// report (a map keyed by an unexported struct with a partition field); false
-// if it is not of that shape.
-func subscribedPartitions(offsets any) (map[int]bool, bool) {
+// subscribedPartitions reads kafka-go's subscription report: a map from an
+// unexported struct with a partition field to the offset the partition
+// starts at. False if it is not of that shape.
+func subscribedPartitions(offsets any) (map[int]int64, bool) {
 	v := reflect.ValueOf(offsets)
-	if v.Kind() != reflect.Map {
+	if v.Kind() != reflect.Map || !v.Type().Elem().ConvertibleTo(reflect.TypeFor[int64]()) {
 		return nil, false
 	}
-	owned := make(map[int]bool, v.Len())
-	for _, k := range v.MapKeys() {
+	owned := make(map[int]int64, v.Len())
+	for it := v.MapRange(); it.Next(); {
+		k := it.Key()
 		if k.Kind() != reflect.Struct {
 			return nil, false
 		}
 		f := k.FieldByName("partition")
-		if !f.IsValid() || !f.CanInt() {
+		if !f.IsValid() || !f.CanInt() || !it.Value().CanInt() {
 			return nil, false
 		}
-		owned[int(f.Int())] = true
+		owned[int(f.Int())] = it.Value().Int()
 	}
 	return owned, true
 }
@@ -166,20 +176,22 @@ func subscribedPartitions(offsets any) (map[int]bool, bool) {
 // commit marks the batch's offsets. A failed commit is retried a few times, then
 // left: the records will be redelivered and get their stored verdicts again.
 //
-// Only the offsets of partitions this member owns now are committed: a batch
-// fetched before a rebalance can finish after it, and kafka-go would commit
-// its offsets in the new generation even for a partition now another
+// Each attempt commits only what this member owns now (membership.owns): a
+// batch fetched before a rebalance can finish after it, and kafka-go would
+// commit its offsets in the new generation even for a partition now another
 // member's, setting that partition's committed offset back behind the new
 // owner's. A new owner that had read to the end then had nothing left to
 // commit, and the group's lag stayed up for good (a two-instance sharded
 // fleet stalled at its start, BENCHMARKS.md). The records not committed are
-// redelivered to their new owner, which gives them their stored verdicts.
-func (p *Pipeline) commit(ctx context.Context, msgs []kafka.Message) {
-	if msgs = p.member.owns(msgs); len(msgs) == 0 {
-		return
-	}
+// read again by whoever owns their partition next, and get their stored
+// verdicts.
+func (p *Pipeline) commit(ctx context.Context, all []kafka.Message) {
 	backoff := p.cfg.Batch.RetryBackoff
 	for attempt := 1; ; attempt++ {
+		msgs := p.member.owns(all)
+		if len(msgs) == 0 {
+			return
+		}
 		err := p.reader.CommitMessages(ctx, msgs...)
 		if err == nil {
 			return

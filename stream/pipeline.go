@@ -369,8 +369,8 @@ func linger(ctx context.Context, b BatchConfig, idle func() bool, gather func(wi
 		window, cancel := context.WithTimeout(ctx, wait)
 		timedOut := gather(window)
 		cancel()
-		if waiting || !timedOut {
-			return // the next stage waits, the batch is full, or the reader failed: process what we have
+		if waiting || !timedOut || ctx.Err() != nil {
+			return // the next stage waits, the batch is full, the reader failed or ctx ended: process what we have
 		}
 	}
 }

@@ -184,7 +184,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.bands, "bands", 0, "sketch.bands of the filter run (LSH bands of minhash and oph; 0 with --rows 0: chosen from the threshold)")
 	fs.IntVar(&o.rows, "rows", 0, "sketch.rows of the filter run (rows per band)")
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
-	fs.BoolVar(&o.settle, "settle", true, "latency mode: once the filter has opened its state, wait (at most 5 minutes) until no level is due for compaction and no compaction has finished for 2 s before producing, so that the compaction debt of the throughput run is not measured as latency; false: produce at once")
+	fs.BoolVar(&o.settle, "settle", true, "latency mode: once the filter has opened its state, wait (at most 5 minutes) until no level is due for compaction and no compaction has finished for 2 s before producing, so that the compaction debt of the throughput run is not measured as latency (fleet mode: until the instances have used under a tenth of a core for a second, at most 10 minutes); false: produce at once")
 	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file, and one at the live heap's peak during the run to this file .peak")
 	if err := parse(fs, args); err != nil {

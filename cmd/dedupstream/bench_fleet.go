@@ -91,6 +91,9 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 	r.elapsed = time.Since(start)
 	cpuAtCommit, measured := fleetCPU(procs)
 	if o.latencyDocs > 0 {
+		if !measured {
+			return nil, errors.New("the latency mode of the fleet needs the instances' CPU from /proc")
+		}
 		if err := fleetLatency(ctx, cl, o, src, procs, r); err != nil {
 			return nil, err
 		}
@@ -108,9 +111,6 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 		r.maxRSS = max(r.maxRSS, bench.ChildPeakRSS(p.ProcessState))
 	}
 	if r.latency != nil {
-		if !measured {
-			return nil, errors.New("the latency mode of the fleet needs the instances' CPU from /proc")
-		}
 		r.cpu = cpuAtCommit
 		if r.floor, err = brokerLatency(ctx, cl, o, fleetLatencyDocs(o, src, r)); err != nil {
 			return nil, fmt.Errorf("latency without a pipeline: %w", err)
@@ -355,9 +355,13 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of probe log) in %.2f s\n", r.shards, float64(r.probesB)/1e6, r.rebuild.Seconds())
 	}
 	if l := r.latency; l != nil {
-		fmt.Fprintf(w, "\nlatency mode: %d documents (after %d warm-up) produced at %.0f docs/s to the running fleet's input, once it had\n"+
-			"been idle (after %.1f s); per record from the input record's timestamp to the output record's read-back; with\n"+
-			"the %d documents of the throughput run stored\n\n", l.Docs, bench.LatencyWarmup, l.Produced, r.settled.Seconds(), r.records)
+		idle := "at once (--settle=false)"
+		if r.settled > 0 {
+			idle = fmt.Sprintf("once it had been idle for a second (%.1f s after the commit; at most 10 min)", r.settled.Seconds())
+		}
+		fmt.Fprintf(w, "\nlatency mode: %d documents (after %d warm-up) produced at %.0f docs/s to the running fleet's input, %s;\n"+
+			"per record from the input record's timestamp to the output record's read-back; with the %d documents of the\n"+
+			"throughput run stored\n\n", l.Docs, bench.LatencyWarmup, l.Produced, idle, r.records)
 		printLatencyTable(w, r.floor, nil, "dedupstream fleet", l)
 		fmt.Fprintf(w, "\nthe instances' CPU during the latency run: %.1f s, %.0f µs a record\n", r.latencyCPU.Seconds(), r.latencyCPUPerRecord())
 	}

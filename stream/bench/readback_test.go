@@ -50,7 +50,7 @@ func TestEndOffsetsOfAMissingTopic(t *testing.T) {
 	defer b.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	streamtest.Produce(t, b.Addr(), "t", kafka.Message{Partition: 1, Value: []byte("x")})
+	streamtest.Produce(t, b.Addr(), "t", kafka.Message{Value: []byte("x")})
 	ends, err := endOffsets(ctx, Cluster{Addr: b.Addr()}, "t", 2)
 	if err != nil || ends[0]+ends[1] != 1 {
 		t.Fatalf("end offsets of t after one record: %v, %v; want one partition at 1", ends, err)
