@@ -134,20 +134,14 @@ func (m *membership) follow(next kafka.LoggerFunc) kafka.LoggerFunc {
 func (m *membership) owns(msgs []kafka.Message) []kafka.Message {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	mine := func(msg kafka.Message) bool {
+	notMine := func(msg kafka.Message) bool {
 		start, ok := m.owned[msg.Partition]
-		return ok && msg.Offset+1 >= start
+		return !ok || msg.Offset+1 < start
 	}
-	if !m.known || !slices.ContainsFunc(msgs, func(msg kafka.Message) bool { return !mine(msg) }) {
+	if !m.known || !slices.ContainsFunc(msgs, notMine) {
 		return msgs
 	}
-	var kept []kafka.Message
-	for _, msg := range msgs {
-		if mine(msg) {
-			kept = append(kept, msg)
-		}
-	}
-	return kept
+	return slices.DeleteFunc(slices.Clone(msgs), notMine)
 }
 
 // subscribedPartitions reads kafka-go's subscription report: a map from an
@@ -155,7 +149,7 @@ func (m *membership) owns(msgs []kafka.Message) []kafka.Message {
 // starts at. False if it is not of that shape.
 func subscribedPartitions(offsets any) (map[int]int64, bool) {
 	v := reflect.ValueOf(offsets)
-	if v.Kind() != reflect.Map || !v.Type().Elem().ConvertibleTo(reflect.TypeFor[int64]()) {
+	if v.Kind() != reflect.Map {
 		return nil, false
 	}
 	owned := make(map[int]int64, v.Len())

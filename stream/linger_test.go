@@ -7,24 +7,20 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
-// trickle runs a pipeline while producing msgs one at a time, from the
-// moment it has joined its group: the next once the pipeline has processed
-// the ones before it (waitProcessed), or once gap has passed since the last.
-// It returns the pipeline's counts.
-func (h *harness) trickle(msgs []kafka.Message, waitProcessed bool, gap time.Duration) stream.Counts {
+// trickle runs a pipeline while producing msgs one at a time
+// (streamtest.Trickle: the next once the ones before are processed, gap 0,
+// or once gap has passed) and returns the pipeline's counts.
+func (h *harness) trickle(msgs []kafka.Message, gap time.Duration) stream.Counts {
 	h.t.Helper()
-	sent, last := 0, time.Time{}
+	var more func() bool
 	c, err := h.runWhile(func(p *stream.Pipeline) bool {
-		done := p.Counts().Records
-		due := waitProcessed && done == int64(sent) || !waitProcessed && time.Since(last) >= gap
-		if sent < len(msgs) && p.Ready() && due {
-			h.produce(msgs[sent])
-			sent++
-			last = time.Now()
+		if more == nil {
+			more = streamtest.Trickle(h.t, h.broker.Addr(), topicIn, p, msgs, gap)
 		}
-		return done < int64(len(msgs))
+		return more()
 	}, nil)
 	if err != nil {
 		h.t.Fatal(err)
@@ -48,7 +44,7 @@ func lingerPages(n int) []kafka.Message {
 func TestIdlePipelineDoesNotLinger(t *testing.T) {
 	h := newHarness(t, 1)
 	h.cfg.Batch.Linger = 10 * time.Minute
-	c := h.trickle(lingerPages(3), true, 0)
+	c := h.trickle(lingerPages(3), 0)
 	if c.Records != 3 || c.Batches != 3 {
 		t.Fatalf("records %d in %d batches, want 3 in 3 (each produced after the last was processed)", c.Records, c.Batches)
 	}
@@ -65,7 +61,7 @@ func TestHoldWhenIdleLingers(t *testing.T) {
 		h := newHarness(t, 1)
 		h.cfg.Batch.Linger = 5 * time.Second
 		h.cfg.Batch.HoldWhenIdle = hold
-		c := h.trickle(lingerPages(2), false, 500*time.Millisecond)
+		c := h.trickle(lingerPages(2), 500*time.Millisecond)
 		want := int64(2)
 		if hold {
 			want = 1

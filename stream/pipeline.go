@@ -325,16 +325,23 @@ func FetchBatch(ctx context.Context, r *kafka.Reader, b BatchConfig, idle func()
 	msgs := make([]kafka.Message, 1, b.Size)
 	msgs[0] = first
 	linger(ctx, b, idle, func(window context.Context) bool {
-		for len(msgs) < b.Size {
-			m, err := r.FetchMessage(window)
-			if err != nil {
-				return ctx.Err() == nil && errors.Is(window.Err(), context.DeadlineExceeded)
-			}
-			msgs = append(msgs, m)
-		}
-		return false
+		return fetchInto(window, r, func() bool { return len(msgs) >= b.Size }, func(m kafka.Message) { msgs = append(msgs, m) })
 	})
 	return msgs, nil
+}
+
+// fetchInto hands add the records r fetches until full reports true (it
+// returns false) or window ends (true if it timed out, false if it was
+// cancelled or the reader failed).
+func fetchInto(window context.Context, r *kafka.Reader, full func() bool, add func(kafka.Message)) (timedOut bool) {
+	for !full() {
+		m, err := r.FetchMessage(window)
+		if err != nil {
+			return errors.Is(window.Err(), context.DeadlineExceeded)
+		}
+		add(m)
+	}
+	return false
 }
 
 // AlwaysIdle is the idle of a fetch whose caller does nothing else meanwhile (a

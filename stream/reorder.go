@@ -2,7 +2,6 @@ package stream
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -131,16 +130,8 @@ func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
 	return out, nil
 }
 
-// gather adds fetched records to the reorder buffer until it holds n (false)
-// or window ends (true if it timed out, false if ctx was cancelled or the
-// reader failed).
+// gather adds fetched records to the reorder buffer until it holds n or
+// window ends (fetchInto).
 func (p *Pipeline) gather(window context.Context, n int) (timedOut bool) {
-	for p.order.n < n {
-		m, err := p.reader.FetchMessage(window)
-		if err != nil {
-			return errors.Is(window.Err(), context.DeadlineExceeded)
-		}
-		p.order.add(m, time.Now())
-	}
-	return false
+	return fetchInto(window, p.reader, func() bool { return p.order.n >= n }, func(m kafka.Message) { p.order.add(m, time.Now()) })
 }

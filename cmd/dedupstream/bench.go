@@ -105,10 +105,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	printBench(stdout, bytes, pass, run)
 	var floor, lpass, lrun *bench.LatencyRun
 	if o.latencyDocs > 0 {
-		ld := bench.LatencyDocs{Src: src, First: o.docs, Warm: bench.LatencyWarmup, N: o.latencyDocs, Rate: o.rate}
-		if ld.Rate == 0 {
-			ld.Rate = max(1, 0.5*float64(run.Counts.Records)/run.Elapsed.Seconds())
-		}
+		ld := latencyDocs(o, src, float64(run.Counts.Records)/run.Elapsed.Seconds())
 		if floor, lpass, lrun, err = benchLatency(ctx, cl, o, dir, ld); err != nil {
 			return err
 		}
@@ -116,6 +113,17 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	printBenchSummary(stdout, o, pass, run, floor, lpass, lrun)
 	return nil
+}
+
+// latencyDocs are the documents of the latency mode: src's after the
+// throughput run's, produced at --rate or at half the throughput run's
+// docsPerSec, so that the latency is not that of a backlog.
+func latencyDocs(o benchOptions, src *bench.Source, docsPerSec float64) bench.LatencyDocs {
+	ld := bench.LatencyDocs{Src: src, First: o.docs, Warm: bench.LatencyWarmup, N: o.latencyDocs, Rate: o.rate}
+	if ld.Rate == 0 {
+		ld.Rate = max(1, 0.5*docsPerSec)
+	}
+	return ld
 }
 
 // benchStateDir returns the filter's state directory: o.stateDir, or a

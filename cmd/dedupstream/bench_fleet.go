@@ -151,14 +151,10 @@ func fleetLatency(ctx context.Context, cl bench.Cluster, o benchOptions, src *be
 	return nil
 }
 
-// fleetLatencyDocs are the documents of the fleet's latency mode: src's after
-// the throughput run's, produced at --rate or at half the fleet's throughput.
+// fleetLatencyDocs are the documents of the fleet's latency mode (latencyDocs
+// at the fleet's throughput).
 func fleetLatencyDocs(o benchOptions, src *bench.Source, r *fleetRun) bench.LatencyDocs {
-	ld := bench.LatencyDocs{Src: src, First: o.docs, Warm: bench.LatencyWarmup, N: o.latencyDocs, Rate: o.rate}
-	if ld.Rate == 0 {
-		ld.Rate = max(1, 0.5*float64(o.docs)/r.elapsed.Seconds())
-	}
-	return ld
+	return latencyDocs(o, src, float64(o.docs)/r.elapsed.Seconds())
 }
 
 // fleetCPU is the user + system CPU of every running instance so far; false

@@ -102,7 +102,7 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 		}
 	}
 	cancel()
-	rb.wait()
+	_ = rb.wait() // the records are in; a failed close loses nothing measured
 	if runErr := running.Stop(); err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
 		err = runErr
 	}
@@ -213,7 +213,7 @@ func startReadback(ctx context.Context, c Cluster, topic string, partitions int)
 		rb.close = append(rb.close, r)
 		if ends[part] > 0 {
 			if err := r.SetOffset(ends[part]); err != nil {
-				return nil, errors.Join(err, rb.stop()) // none reading yet
+				return nil, errors.Join(err, rb.wait()) // none reading yet
 			}
 		}
 		readers[part] = r
@@ -233,7 +233,9 @@ func endOffsets(ctx context.Context, c Cluster, topic string, partitions int) (m
 	for p := range reqs {
 		reqs[p] = kafka.LastOffsetOf(p)
 	}
-	client := &kafka.Client{Addr: kafka.TCP(c.Addr), Transport: c.Transport()}
+	t := c.Transport()
+	defer t.CloseIdleConnections()
+	client := &kafka.Client{Addr: kafka.TCP(c.Addr), Transport: t}
 	res, err := client.ListOffsets(ctx, &kafka.ListOffsetsRequest{Topics: map[string][]kafka.OffsetRequest{topic: reqs}})
 	if err != nil {
 		return nil, fmt.Errorf("end offsets of %s: %w", topic, err)
@@ -304,10 +306,9 @@ func (rb *readback) measured() []Sample {
 	return slices.Clone(rb.lat)
 }
 
-// wait stops the readers (their context must be cancelled first).
-func (rb *readback) wait() { _ = rb.stop() }
-
-func (rb *readback) stop() error {
+// wait stops the readers (their context must be cancelled first, if any
+// has started reading).
+func (rb *readback) wait() error {
 	rb.wg.Wait()
 	var errs []error
 	for _, c := range rb.close {

@@ -41,24 +41,19 @@ func trickleSharded(t *testing.T, batch stream.BatchConfig, n int, gap time.Dura
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir()}, 2)
-	sent, last := 0, time.Time{}
-	waitErr := run.WaitFor(ctx, func() bool {
-		done := p.Counts().Records
-		due := gap == 0 && done == int64(sent) || gap > 0 && time.Since(last) >= gap
-		if sent < n && p.Ready() && due {
-			streamtest.Produce(t, b.Addr(), "pages", kafka.Message{Key: []byte(fmt.Sprint("p", sent)),
-				Value: fmt.Appendf(nil, "<html><body><p>page %d of the sharded linger test, with words enough to be a page of its own: %d</p></body></html>", sent, sent*7919)})
-			sent++
-			last = time.Now()
-		}
-		return done >= int64(n)
-	}, 5*time.Millisecond)
+	msgs := make([]kafka.Message, n)
+	for i := range msgs {
+		msgs[i] = kafka.Message{Key: []byte(fmt.Sprint("p", i)),
+			Value: fmt.Appendf(nil, "<html><body><p>page %d of the sharded linger test, with words enough to be a page of its own: %d</p></body></html>", i, i*7919)}
+	}
+	more := streamtest.Trickle(t, b.Addr(), "pages", p, msgs, gap)
+	waitErr := run.WaitFor(ctx, func() bool { return !more() }, 5*time.Millisecond)
 	c := p.Counts()
 	if err := stop(); err != nil {
 		t.Fatal(err)
 	}
 	if waitErr != nil {
-		t.Fatalf("%d of %d records processed in %d batches (%d produced): %v", c.Records, n, c.Batches, sent, waitErr)
+		t.Fatalf("%d of %d records processed in %d batches: %v", c.Records, n, c.Batches, waitErr)
 	}
 	if got := len(streamtest.ReadTopic(t, b.Addr(), "pages.out")); got != n {
 		t.Fatalf("%d records on the output topic, want %d", got, n)

@@ -85,6 +85,25 @@ func Produce(t testing.TB, addr, topic string, msgs ...kafka.Message) {
 	}
 }
 
+// Trickle returns a condition to poll while p runs (Running.WaitFor,
+// negated): it produces msgs to topic one at a time, from the moment p has
+// joined its group — the next once p has processed the ones before it (gap
+// 0), or once gap has passed since the last — and reports whether p has
+// records of msgs left to process.
+func Trickle(t testing.TB, addr, topic string, p *stream.Pipeline, msgs []kafka.Message, gap time.Duration) (more func() bool) {
+	sent, last := 0, time.Time{}
+	return func() bool {
+		done := p.Counts().Records
+		due := gap == 0 && done == int64(sent) || gap > 0 && time.Since(last) >= gap
+		if sent < len(msgs) && p.Ready() && due {
+			Produce(t, addr, topic, msgs[sent])
+			sent++
+			last = time.Now()
+		}
+		return done < int64(len(msgs))
+	}
+}
+
 // MinHash is the minhash Method of params, as the stream runs it.
 func MinHash(t testing.TB, params lsh.Params) lsh.Method {
 	t.Helper()
