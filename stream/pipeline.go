@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/trace"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,21 +184,23 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	defer draining()
 	prepared, decided, emitted := make(chan batch, 1), make(chan batch, 1), make(chan batch, 1)
 	fetchErr, askErr, decideErr, emitErr := make(chan error, 1), make(chan error, 1), make(chan error, 1), make(chan error, 1)
-	loop := func(in <-chan batch, out chan<- batch, do func(*batch) error) error {
-		return p.stageLoop(work, abort, in, out, do, nil)
+	loop := func(stage string, in <-chan batch, out chan<- batch, do func(*batch) error) error {
+		return p.stageLoop(work, abort, stage, in, out, do, nil)
 	}
 	go func() { fetchErr <- p.fetchLoop(work, prepared) }()
 	toDecide := prepared
 	if p.sharded != nil {
 		asked := make(chan batch, p.inFlight)
-		go func() { askErr <- loop(prepared, asked, p.ask(drain)) }()
+		go func() { askErr <- loop("ask", prepared, asked, p.ask(drain)) }()
 		toDecide = asked
 	} else {
 		askErr <- nil
 	}
-	go func() { decideErr <- p.stageLoop(work, abort, toDecide, decided, p.stages.decide(drain), &p.waiting) }()
-	go func() { emitErr <- loop(decided, emitted, p.stages.emit(drain)) }()
-	err := loop(emitted, nil, p.stages.publish(drain))
+	go func() {
+		decideErr <- p.stageLoop(work, abort, "decide", toDecide, decided, p.stages.decide(drain), &p.waiting)
+	}()
+	go func() { emitErr <- loop("emit", decided, emitted, p.stages.emit(drain)) }()
+	err := loop("publish", emitted, nil, p.stages.publish(drain))
 	return errors.Join(err, <-emitErr, <-decideErr, <-askErr, <-fetchErr)
 }
 
@@ -224,8 +227,9 @@ type decided struct {
 // out (if any). Once any stage has failed and aborted the run, it does no more
 // work but keeps draining in, so the stages before it can finish; the records
 // it skips were not committed and will be redelivered. If waiting is not nil,
-// it is true while the loop waits for a batch.
-func (p *Pipeline) stageLoop(work context.Context, abort func(), in <-chan batch, out chan<- batch, do func(*batch) error, waiting *atomic.Bool) error {
+// it is true while the loop waits for a batch. Each batch's work is a region
+// named stage in an execution trace (bench --trace).
+func (p *Pipeline) stageLoop(work context.Context, abort func(), stage string, in <-chan batch, out chan<- batch, do func(*batch) error, waiting *atomic.Bool) error {
 	if out != nil {
 		defer close(out)
 	}
@@ -243,7 +247,8 @@ func (p *Pipeline) stageLoop(work context.Context, abort func(), in <-chan batch
 		if err != nil || context.Cause(work) == errAborted {
 			continue
 		}
-		if err = do(&b); err != nil {
+		trace.WithRegion(work, stage, func() { err = do(&b) })
+		if err != nil {
 			abort()
 			continue
 		}
@@ -271,7 +276,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 			if err := p.step(AfterFetched, b.n); err != nil {
 				return err
 			}
-			p.stages.prepare(&b)
+			trace.WithRegion(ctx, "prepare", func() { p.stages.prepare(&b) })
 			out <- b
 		}
 		switch {

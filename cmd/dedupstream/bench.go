@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"runtime/pprof"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -23,6 +23,7 @@ type benchOptions struct {
 	brokers      string
 	config       string             // with brokers: kafka.tls and kafka.sasl, as run reads them
 	log          string             // latency mode: the filter's debug log goes here
+	trace        bench.SlowTrace    // latency mode: execution traces of late records (Path "": none)
 	settle       bool               // latency mode: wait for the state's compactions before producing
 	kafka        stream.KafkaConfig // config's kafka section, environment applied
 	partitions   int
@@ -174,7 +175,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.batch, "batch", 500, "batch.size of the filter and the passthrough")
 	fs.BoolVar(&o.holdWhenIdle, "hold-when-idle", false, "batch.hold_when_idle of the filter, the passthrough and the fleet's instances: hold every batch for batch.linger, even when the pipeline is idle")
 	fs.BoolVar(&o.passthrough, "passthrough", true, "also run a plain consume→produce passthrough for the overhead ratio")
-	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file (fleet mode: FILE.i for instance i)")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file, and one of its latency run to FILE.latency (fleet mode: FILE.i for instance i, the whole run)")
 	fs.IntVar(&o.latencyDocs, "latency-docs", 10000, "documents of the latency mode, produced at --rate while the pipeline runs (0: throughput mode only)")
 	fs.Float64Var(&o.rate, "rate", 0, "docs/s of the latency mode's producer (0: half the filter's docs/s in the throughput mode)")
 	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")
@@ -194,6 +195,9 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
 	fs.BoolVar(&o.settle, "settle", true, "latency mode: once the filter has opened its state, wait (at most 5 minutes) until no level is due for compaction and no compaction has finished for 2 s before producing, so that the compaction debt of the throughput run is not measured as latency (fleet mode: until the instances have used under a tenth of a core for a second, at most 10 minutes); false: produce at once")
 	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
+	fs.StringVar(&o.trace.Path, "trace", "", "latency mode, filter in process: keep the last seconds of the process's Go execution trace in memory and write them to this file (then FILE.2, ...) shortly after a record comes back --trace-over late (go tool trace FILE)")
+	fs.DurationVar(&o.trace.Over, "trace-over", 50*time.Millisecond, "with --trace: how late a record must be to trigger a trace")
+	fs.IntVar(&o.trace.Max, "traces", 3, "with --trace: traces written at most (each triggered at least 3 s after the one before)")
 	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file, and one at the live heap's peak during the run to this file .peak")
 	if err := parse(fs, args); err != nil {
 		return o, err
@@ -210,6 +214,9 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	}
 	if o.failover && (o.instances < 2 || o.shards < 1) {
 		return o, fmt.Errorf("bench: -failover needs -instances 2 or more and -index-shards")
+	}
+	if o.trace.Path != "" && (o.instances > 0 || o.latencyDocs == 0 || o.trace.Over <= 0 || o.trace.Max < 1) {
+		return o, fmt.Errorf("bench: -trace traces the in-process filter's latency run: not with -instances, and it needs -latency-docs, a positive -trace-over and -traces")
 	}
 	if o.brokers != "" {
 		k, err := toolKafka(o.config)
@@ -284,15 +291,11 @@ func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir s
 		return nil, err
 	}
 	if o.cpuProfile != "" {
-		f, err := os.Create(o.cpuProfile)
+		stop, err := startCPUProfile(o.cpuProfile)
 		if err != nil {
 			return nil, err
 		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return nil, err
-		}
-		defer pprof.StopCPUProfile()
+		defer stop()
 	}
 	var mo bench.MeasureOptions
 	if o.memProfile != "" {

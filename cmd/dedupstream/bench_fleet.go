@@ -140,7 +140,7 @@ func fleetLatency(ctx context.Context, cl bench.Cluster, o benchOptions, src *be
 		r.settled = settle(ctx, procs)
 	}
 	before, ok := fleetCPU(procs)
-	run, err := bench.RunLatency(ctx, cl, o.partitions, nil, "bench", "bench.out", fleetLatencyDocs(o, src, r))
+	run, err := bench.RunLatency(ctx, cl, o.partitions, nil, "bench", "bench.out", fleetLatencyDocs(o, src, r), nil)
 	if err != nil {
 		return fmt.Errorf("fleet latency: %w", err)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -25,7 +26,7 @@ const (
 // brokerLatency measures the harness alone: producer, broker and read-back,
 // with no pipeline between them.
 func brokerLatency(ctx context.Context, cl bench.Cluster, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
-	return bench.RunLatency(ctx, cl, o.partitions, nil, latBroker, latBroker, ld)
+	return bench.RunLatency(ctx, cl, o.partitions, nil, latBroker, latBroker, ld, nil)
 }
 
 // passthroughLatency runs the passthrough in latency mode.
@@ -34,7 +35,7 @@ func passthroughLatency(ctx context.Context, cl bench.Cluster, o benchOptions, l
 	cfg.Kafka.Input = latPassIn
 	p := stream.NewPassthrough(cfg.Config, zap.NewNop())
 	defer p.Close()
-	return bench.RunLatency(ctx, cl, o.partitions, p, latPassIn, latPassOut, ld)
+	return bench.RunLatency(ctx, cl, o.partitions, p, latPassIn, latPassOut, ld, nil)
 }
 
 // filterLatency runs the filter in latency mode on the state the throughput
@@ -55,7 +56,14 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		return nil, err
 	}
 	settled := settleCompactions(ctx, o, a)
-	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, latFilterIn, latFilterOut, ld)
+	if o.cpuProfile != "" {
+		stop, err := startCPUProfile(o.cpuProfile + ".latency")
+		if err != nil {
+			return nil, errors.Join(err, a.close())
+		}
+		defer stop()
+	}
+	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, latFilterIn, latFilterOut, ld, &o.trace)
 	if run != nil {
 		run.Settled = settled
 	}
@@ -135,6 +143,10 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 	}
 	if run.Settled > 0 {
 		fmt.Fprintf(w, "before producing, the filter waited %.1f s after opening for its state's compactions to settle (--settle)\n", run.Settled.Seconds())
+	}
+	for _, t := range run.Traces {
+		fmt.Fprintf(w, "execution trace of the seconds before a record read back at %s, %.1f ms late: %s (go tool trace)\n",
+			t.At.UTC().Format("15:04:05.000"), t.Latency.Seconds()*1e3, t.Path)
 	}
 	if len(run.Slowest) > 0 {
 		fmt.Fprintf(w, "slowest records of the filter's latency run (produced at, latency; --log FILE has the filter's debug log to line them up with):\n")

@@ -31,8 +31,10 @@ func TestBenchCommand(t *testing.T) {
 	}
 	defer b.Close()
 	var out, errb bytes.Buffer
+	files := t.TempDir()
+	prof, tr := filepath.Join(files, "cpu"), filepath.Join(files, "trace")
 	if rc := realMain([]string{"bench", "--corpus", dir, "--brokers", b.Addr(), "--docs", "300",
-		"--latency-docs", "200", "--rate", "2000"}, &out, &errb); rc != 0 {
+		"--latency-docs", "200", "--rate", "2000", "--cpuprofile", prof, "--trace", tr, "--trace-over", "1ns", "--traces", "1"}, &out, &errb); rc != 0 {
 		t.Fatalf("bench exited %d: %s\n%s", rc, errb.String(), out.String())
 	}
 	t.Log(out.String())
@@ -58,6 +60,21 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("latency table has no row %q", run)
 		}
 	}
+	// --cpuprofile profiles the throughput and the latency run, --trace the
+	// latency run's late records (every record is 1 ns late; one trace).
+	for _, f := range []string{prof, prof + ".latency", tr} {
+		if st, err := os.Stat(f); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v, want a non-empty file", f, err)
+		}
+	}
+	if !strings.Contains(out.String(), "execution trace of the seconds before a record read back at") || fileExists(tr+".2") {
+		t.Errorf("the latency mode does not name its one trace (or wrote a second)")
+	}
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // TestBenchMethod: --method picks the filter's sketch method, and the

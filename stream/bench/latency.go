@@ -40,6 +40,8 @@ type LatencyRun struct {
 	// CPU is this process's CPU time during the run: the filter's when it
 	// runs in process, and the producer's and read-back's.
 	CPU time.Duration
+	// Traces are the execution traces written of late records (SlowTrace).
+	Traces []TraceFile
 }
 
 // Sample is one measured record: when it was produced and how long it took
@@ -76,16 +78,21 @@ type LatencyDocs struct {
 // from its input timestamp (set by the producer just before the write) to the
 // moment it is read back. With p nil, something else turns in into out: the
 // broker itself (out is in: the records are read back as written), or a
-// fleet of filter processes.
-func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeline, in, out string, ld LatencyDocs) (*LatencyRun, error) {
+// fleet of filter processes. With st not nil, late records are traced.
+func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeline, in, out string, ld LatencyDocs, st *SlowTrace) (*LatencyRun, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var r stream.Runner = stream.RunnerFunc(func(ctx context.Context) error { <-ctx.Done(); return nil })
 	if p != nil {
 		r = p
 	}
-	rb, err := startReadback(runCtx, c, out, partitions)
+	tr, err := st.start()
 	if err != nil {
+		return nil, err
+	}
+	rb, err := startReadback(runCtx, c, out, partitions, tr)
+	if err != nil {
+		_, _ = tr.stop()
 		return nil, err
 	}
 	gcBefore, cpuBefore := ReadGCPauses(), CPUTime()
@@ -103,6 +110,13 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	}
 	cancel()
 	_ = rb.wait() // the records are in; a failed close loses nothing measured
+	traces, trErr := tr.stop()
+	if res != nil {
+		res.Traces = traces
+	}
+	if err == nil && trErr != nil {
+		err = fmt.Errorf("slow-record traces: %w", trErr)
+	}
 	if runErr := running.Stop(); err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
 		err = runErr
 	}
@@ -187,6 +201,7 @@ func (ld LatencyDocs) messages(from, n int, t time.Time) []kafka.Message {
 // join delay), from the end each partition had when it started, and keeps
 // each record's latency.
 type readback struct {
+	trace *slowTracer // nil: none
 	mu    sync.Mutex
 	n     int
 	lat   []Sample // measured records only
@@ -200,12 +215,12 @@ type readback struct {
 // 100 ms, which put a 100 ms tail on the harness's own floor (p99 91–121 ms
 // against 5–6 ms at 500 ms). With MinBytes 1 the broker answers as soon as a
 // record arrives, so a long MaxWait does not delay anything.
-func startReadback(ctx context.Context, c Cluster, topic string, partitions int) (*readback, error) {
+func startReadback(ctx context.Context, c Cluster, topic string, partitions int, tr *slowTracer) (*readback, error) {
 	ends, err := endOffsets(ctx, c, topic, partitions)
 	if err != nil {
 		return nil, err
 	}
-	rb := &readback{}
+	rb := &readback{trace: tr}
 	readers := make([]*kafka.Reader, partitions)
 	for part := range readers {
 		r := kafka.NewReader(kafka.ReaderConfig{Brokers: []string{c.Addr}, Dialer: c.Dialer(), Topic: topic, Partition: part,
@@ -266,12 +281,16 @@ func (rb *readback) read(ctx context.Context, r *kafka.Reader) {
 			}
 			return
 		}
+		measured := len(m.Key) > 0 && m.Key[0] == 'd'
 		rb.mu.Lock()
 		rb.n++
-		if len(m.Key) > 0 && m.Key[0] == 'd' {
+		if measured {
 			rb.lat = append(rb.lat, Sample{At: m.Time, Latency: now.Sub(m.Time)})
 		}
 		rb.mu.Unlock()
+		if measured {
+			rb.trace.saw(now, now.Sub(m.Time))
+		}
 	}
 }
 

@@ -1,8 +1,11 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -31,7 +34,7 @@ func TestLatencyReadsFromTheEnd(t *testing.T) {
 	defer cancel()
 	src := &Source{Name: "test", bodies: []string{"one two three four five six seven eight nine ten"}}
 	ld := LatencyDocs{Src: src, First: 0, Warm: LatencyWarmup, N: 50, Rate: 2000}
-	run, err := RunLatency(ctx, Cluster{Addr: b.Addr()}, 2, nil, "t", "t", ld)
+	run, err := RunLatency(ctx, Cluster{Addr: b.Addr()}, 2, nil, "t", "t", ld, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,5 +60,50 @@ func TestEndOffsetsOfAMissingTopic(t *testing.T) {
 	}
 	if ends, err := endOffsets(ctx, Cluster{Addr: b.Addr()}, "missing", 2); err != nil || len(ends) != 0 {
 		t.Fatalf("end offsets of a missing topic: %v, %v; want none and no error", ends, err)
+	}
+}
+
+// TestLatencyTracesLateRecords: with a SlowTrace, a record as late as Over
+// writes the execution trace of the seconds before it, once per trace
+// window, and a run whose records are all faster writes none.
+func TestLatencyTracesLateRecords(t *testing.T) {
+	b, err := embedded.Start(embedded.Options{Topics: []string{"t"}, Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	src := &Source{Name: "test", bodies: []string{"one two three four five six seven eight nine ten"}}
+	ld := LatencyDocs{Src: src, First: 0, Warm: LatencyWarmup, N: 50, Rate: 2000}
+	dir := t.TempDir()
+	for _, c := range []struct {
+		over  time.Duration
+		files int
+	}{
+		{time.Hour, 0},       // no record is that late
+		{time.Nanosecond, 1}, // every record is, but the run lasts less than a trace window
+	} {
+		st := &SlowTrace{Path: filepath.Join(dir, fmt.Sprintf("trace-%s", c.over)), Over: c.over, Max: 3}
+		run, err := RunLatency(ctx, Cluster{Addr: b.Addr()}, 2, nil, "t", "t", ld, st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(run.Traces) != c.files {
+			t.Fatalf("over %s: %d traces written (%v), want %d", c.over, len(run.Traces), run.Traces, c.files)
+		}
+		for _, tf := range run.Traces {
+			data, err := os.ReadFile(tf.Path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(data, []byte("go 1.")) || len(data) < 1000 || tf.Latency < c.over {
+				t.Fatalf("trace %s: %d bytes beginning %q, of a record %s late; want a Go execution trace of a record at least %s late",
+					tf.Path, len(data), data[:min(len(data), 16)], tf.Latency, c.over)
+			}
+		}
+		if _, err := os.Stat(st.Path + ".2"); !os.IsNotExist(err) {
+			t.Fatalf("over %s: a second trace within one trace window (%v)", c.over, err)
+		}
 	}
 }
