@@ -228,7 +228,7 @@ type decided struct {
 // work but keeps draining in, so the stages before it can finish; the records
 // it skips were not committed and will be redelivered. If waiting is not nil,
 // it is true while the loop waits for a batch. Each batch's work is a region
-// named stage in an execution trace (bench --trace).
+// "stage <stage>" in an execution trace (bench --trace).
 func (p *Pipeline) stageLoop(work context.Context, abort func(), stage string, in <-chan batch, out chan<- batch, do func(*batch) error, waiting *atomic.Bool) error {
 	if out != nil {
 		defer close(out)
@@ -247,7 +247,7 @@ func (p *Pipeline) stageLoop(work context.Context, abort func(), stage string, i
 		if err != nil || context.Cause(work) == errAborted {
 			continue
 		}
-		trace.WithRegion(work, stage, func() { err = do(&b) })
+		trace.WithRegion(work, "stage "+stage, func() { err = do(&b) })
 		if err != nil {
 			abort()
 			continue
@@ -276,7 +276,7 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 			if err := p.step(AfterFetched, b.n); err != nil {
 				return err
 			}
-			trace.WithRegion(ctx, "prepare", func() { p.stages.prepare(&b) })
+			trace.WithRegion(ctx, "stage prepare", func() { p.stages.prepare(&b) })
 			out <- b
 		}
 		switch {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -215,8 +216,13 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	if o.failover && (o.instances < 2 || o.shards < 1) {
 		return o, fmt.Errorf("bench: -failover needs -instances 2 or more and -index-shards")
 	}
-	if o.trace.Path != "" && (o.instances > 0 || o.latencyDocs == 0 || o.trace.Over <= 0 || o.trace.Max < 1) {
-		return o, fmt.Errorf("bench: -trace traces the in-process filter's latency run: not with -instances, and it needs -latency-docs, a positive -trace-over and -traces")
+	if o.trace.Path != "" {
+		if o.instances > 0 || o.latencyDocs == 0 {
+			return o, fmt.Errorf("bench: -trace traces the in-process filter's latency run: not with -instances, and only with -latency-docs")
+		}
+		if err := o.trace.Validate(); err != nil {
+			return o, fmt.Errorf("bench: -trace-over, -traces: %w", err)
+		}
 	}
 	if o.brokers != "" {
 		k, err := toolKafka(o.config)
@@ -290,18 +296,18 @@ func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir s
 	if err != nil {
 		return nil, err
 	}
+	stopProfile := func() {}
 	if o.cpuProfile != "" {
-		stop, err := startCPUProfile(o.cpuProfile)
-		if err != nil {
-			return nil, err
+		if stopProfile, err = startCPUProfile(o.cpuProfile); err != nil {
+			return nil, errors.Join(err, a.close())
 		}
-		defer stop()
 	}
 	var mo bench.MeasureOptions
 	if o.memProfile != "" {
 		mo.PeakHeapProfile = o.memProfile + ".peak"
 	}
 	r, err := bench.MeasureWith(ctx, a.pipe, o.docs, mo)
+	stopProfile() // the run, not the close below
 	run := &benchRun{Run: *r}
 	if o.memProfile != "" {
 		if perr := bench.WriteHeapProfile(o.memProfile); err == nil {

@@ -56,14 +56,14 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		return nil, err
 	}
 	settled := settleCompactions(ctx, o, a)
+	stopProfile := func() {}
 	if o.cpuProfile != "" {
-		stop, err := startCPUProfile(o.cpuProfile + ".latency")
-		if err != nil {
+		if stopProfile, err = startCPUProfile(o.cpuProfile + ".latency"); err != nil {
 			return nil, errors.Join(err, a.close())
 		}
-		defer stop()
 	}
 	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, latFilterIn, latFilterOut, ld, &o.trace)
+	stopProfile() // the run, not the close below
 	if run != nil {
 		run.Settled = settled
 	}

@@ -114,8 +114,8 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	if res != nil {
 		res.Traces = traces
 	}
-	if err == nil && trErr != nil {
-		err = fmt.Errorf("slow-record traces: %w", trErr)
+	if trErr != nil {
+		err = errors.Join(err, fmt.Errorf("slow-record traces: %w", trErr))
 	}
 	if runErr := running.Stop(); err == nil && runErr != nil && !errors.Is(runErr, context.Canceled) {
 		err = runErr

@@ -3,9 +3,11 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,8 +66,8 @@ func TestEndOffsetsOfAMissingTopic(t *testing.T) {
 }
 
 // TestLatencyTracesLateRecords: with a SlowTrace, a record as late as Over
-// writes the execution trace of the seconds before it, once per trace
-// window, and a run whose records are all faster writes none.
+// writes the execution trace of the seconds before it, and a run whose
+// records are all faster writes none.
 func TestLatencyTracesLateRecords(t *testing.T) {
 	b, err := embedded.Start(embedded.Options{Topics: []string{"t"}, Partitions: 2})
 	if err != nil {
@@ -82,15 +84,18 @@ func TestLatencyTracesLateRecords(t *testing.T) {
 		files int
 	}{
 		{time.Hour, 0},       // no record is that late
-		{time.Nanosecond, 1}, // every record is, but the run lasts less than a trace window
+		{time.Nanosecond, 1}, // every record is
 	} {
-		st := &SlowTrace{Path: filepath.Join(dir, fmt.Sprintf("trace-%s", c.over)), Over: c.over, Max: 3}
+		st := &SlowTrace{Path: filepath.Join(dir, fmt.Sprintf("trace-%s", c.over)), Over: c.over, Max: 1}
 		run, err := RunLatency(ctx, Cluster{Addr: b.Addr()}, 2, nil, "t", "t", ld, st)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(run.Traces) != c.files {
 			t.Fatalf("over %s: %d traces written (%v), want %d", c.over, len(run.Traces), run.Traces, c.files)
+		}
+		if _, err := os.Stat(st.Path); (err == nil) != (c.files > 0) {
+			t.Fatalf("over %s: trace file %s: %v", c.over, st.Path, err)
 		}
 		for _, tf := range run.Traces {
 			data, err := os.ReadFile(tf.Path)
@@ -102,8 +107,46 @@ func TestLatencyTracesLateRecords(t *testing.T) {
 					tf.Path, len(data), data[:min(len(data), 16)], tf.Latency, c.over)
 			}
 		}
-		if _, err := os.Stat(st.Path + ".2"); !os.IsNotExist(err) {
-			t.Fatalf("over %s: a second trace within one trace window (%v)", c.over, err)
+	}
+}
+
+// TestSlowTracerSpacesAndCountsTraces: a late record triggers a trace unless
+// one was triggered less than a trace window before or Max were; records
+// under Over trigger none; the files are Path, Path.2, ...; a write that
+// fails is an error, not a trace.
+func TestSlowTracerSpacesAndCountsTraces(t *testing.T) {
+	var wrote []string
+	fail := false
+	tr := &slowTracer{cfg: SlowTrace{Path: "p", Over: 50 * time.Millisecond, Max: 2}, write: func(path string) error {
+		wrote = append(wrote, path) // writes are serialised
+		if fail {
+			return errors.New("disk full")
 		}
+		return nil
+	}}
+	t0 := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
+	for _, r := range []struct {
+		at      time.Duration
+		latency time.Duration
+	}{
+		{0, 10 * time.Millisecond},                       // not late
+		{time.Second, 60 * time.Millisecond},             // trace 1
+		{2 * time.Second, 90 * time.Millisecond},         // within the window of trace 1
+		{4100 * time.Millisecond, 55 * time.Millisecond}, // trace 2
+		{9 * time.Second, 80 * time.Millisecond},         // Max reached
+	} {
+		tr.saw(t0.Add(r.at), r.latency)
+		tr.wg.Wait()
+	}
+	files, err := tr.stop()
+	if err != nil || !slices.Equal(wrote, []string{"p", "p.2"}) || len(files) != 2 ||
+		files[0].At != t0.Add(time.Second) || files[1].Path != "p.2" || files[1].Latency != 55*time.Millisecond {
+		t.Fatalf("wrote %v, traces %+v, %v; want p (at +1s) and p.2 (55 ms late)", wrote, files, err)
+	}
+	fail, wrote = true, nil
+	tr = &slowTracer{cfg: tr.cfg, write: tr.write}
+	tr.saw(t0, time.Second)
+	if files, err := tr.stop(); err == nil || len(files) != 0 || len(wrote) != 1 {
+		t.Fatalf("a failed write: traces %v, error %v; want none and the error", files, err)
 	}
 }

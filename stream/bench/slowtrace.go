@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"os"
@@ -22,27 +23,40 @@ type SlowTrace struct {
 	Max  int           // traces written at most
 }
 
+// Validate reports a SlowTrace that would trace nothing useful.
+func (st SlowTrace) Validate() error {
+	if st.Over <= 0 || st.Max < 1 {
+		return fmt.Errorf("slow-record traces: need a positive lateness and at least one trace, got %s and %d", st.Over, st.Max)
+	}
+	return nil
+}
+
 // Trace windows: traceWindow of history (a record at Over of a second or
 // less, and the batches before it, fit well within), written traceAfter
 // the late record was read back so that the trace shows how the stall
 // ended; the next trace is triggered no sooner than traceWindow later, so
-// that two traces do not cover the same seconds.
+// that two traces do not cover the same seconds. The window lives on the
+// Go heap: traceMaxBytes bounds what a traced run carries (at this
+// workload 3 s of trace take ~2 MB).
 const (
 	traceWindow   = 3 * time.Second
 	traceAfter    = 500 * time.Millisecond
-	traceMaxBytes = 256 << 20
+	traceMaxBytes = 64 << 20
 )
 
 // slowTracer is a SlowTrace at work during one run.
 type slowTracer struct {
-	cfg     SlowTrace
-	fr      *trace.FlightRecorder
-	mu      sync.Mutex
-	written int       // traces triggered
-	next    time.Time // no trigger before this
-	wg      sync.WaitGroup
-	errs    []error
-	files   []TraceFile
+	cfg       SlowTrace
+	after     time.Duration           // traceAfter; shorter in tests
+	write     func(path string) error // writes the window to path
+	writing   sync.Mutex              // one write at a time (FlightRecorder.WriteTo refuses a second)
+	mu        sync.Mutex
+	triggered int       // traces triggered
+	next      time.Time // no trigger before this
+	wg        sync.WaitGroup
+	errs      []error
+	files     []TraceFile // written
+	stopRec   func()
 }
 
 // TraceFile is a trace written by a latency run: its file, and the record
@@ -59,14 +73,14 @@ func (st *SlowTrace) start() (*slowTracer, error) {
 	if st == nil || st.Path == "" {
 		return nil, nil
 	}
-	if st.Over <= 0 || st.Max < 1 {
-		return nil, fmt.Errorf("slow-record traces: need a positive lateness and at least one trace, got %s and %d", st.Over, st.Max)
+	if err := st.Validate(); err != nil {
+		return nil, err
 	}
 	fr := trace.NewFlightRecorder(trace.FlightRecorderConfig{MinAge: traceWindow, MaxBytes: traceMaxBytes})
 	if err := fr.Start(); err != nil {
 		return nil, fmt.Errorf("slow-record traces: %w", err)
 	}
-	return &slowTracer{cfg: *st, fr: fr}, nil
+	return &slowTracer{cfg: *st, after: traceAfter, write: func(path string) error { return writeTrace(fr, path) }, stopRec: fr.Stop}, nil
 }
 
 // saw notes a record read back at now, latency late, and writes a trace
@@ -78,36 +92,41 @@ func (t *slowTracer) saw(now time.Time, latency time.Duration) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.written >= t.cfg.Max || now.Before(t.next) {
+	if t.triggered >= t.cfg.Max || now.Before(t.next) {
 		return
 	}
-	t.written++
+	t.triggered++
 	t.next = now.Add(traceWindow)
-	path := t.cfg.Path
-	if t.written > 1 {
-		path = fmt.Sprintf("%s.%d", path, t.written)
+	tf := TraceFile{Path: t.cfg.Path, At: now, Latency: latency}
+	if t.triggered > 1 {
+		tf.Path = fmt.Sprintf("%s.%d", tf.Path, t.triggered)
 	}
-	t.files = append(t.files, TraceFile{Path: path, At: now, Latency: latency})
 	t.wg.Add(1)
 	go func() {
 		defer t.wg.Done()
-		time.Sleep(traceAfter)
-		if err := t.write(path); err != nil {
-			t.mu.Lock()
-			t.errs = append(t.errs, err)
-			t.mu.Unlock()
+		time.Sleep(t.after)
+		t.writing.Lock()
+		err := t.write(tf.Path)
+		t.writing.Unlock()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if err != nil {
+			t.errs = append(t.errs, fmt.Errorf("%s: %w", tf.Path, err))
+			return
 		}
+		t.files = append(t.files, tf)
 	}()
 }
 
-// write writes the flight recorder's window to path.
-func (t *slowTracer) write(path string) error {
+// writeTrace writes fr's window to path.
+func writeTrace(fr *trace.FlightRecorder, path string) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	_, err = t.fr.WriteTo(f)
-	return errors.Join(err, f.Close())
+	w := bufio.NewWriterSize(f, 1<<20)
+	_, err = fr.WriteTo(w)
+	return errors.Join(err, w.Flush(), f.Close())
 }
 
 // stop waits for the traces being written, stops the recorder and returns
@@ -117,7 +136,9 @@ func (t *slowTracer) stop() ([]TraceFile, error) {
 		return nil, nil
 	}
 	t.wg.Wait()
-	t.fr.Stop()
+	if t.stopRec != nil {
+		t.stopRec()
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.files, errors.Join(t.errs...)
