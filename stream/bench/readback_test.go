@@ -17,26 +17,34 @@ import (
 	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
+// latencyTopic starts a broker with a two-partition topic "t", which a
+// latency run with no pipeline reads back as written, and returns a
+// context for the test, the broker and 50 documents at 2,000 a second.
+func latencyTopic(t *testing.T) (context.Context, Cluster, LatencyDocs) {
+	t.Helper()
+	b, err := embedded.Start(embedded.Options{Topics: []string{"t"}, Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	src := &Source{Name: "test", bodies: []string{"one two three four five six seven eight nine ten"}}
+	return ctx, Cluster{Addr: b.Addr()}, LatencyDocs{Src: src, First: 0, Warm: LatencyWarmup, N: 50, Rate: 2000}
+}
+
 // TestLatencyReadsFromTheEnd: the latency mode measures only the records
 // written after it starts, so it can run on a topic that already holds some,
 // as a fleet's output topic does after the throughput run. Records with the
 // keys of measured documents ("d…") already on the topic must not be counted.
 func TestLatencyReadsFromTheEnd(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{Topics: []string{"t"}, Partitions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	ctx, c, ld := latencyTopic(t)
 	var before []kafka.Message
 	for i := range 30 {
 		before = append(before, kafka.Message{Key: fmt.Appendf(nil, "d%d", i), Value: []byte("earlier")})
 	}
-	streamtest.Produce(t, b.Addr(), "t", before...)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	src := &Source{Name: "test", bodies: []string{"one two three four five six seven eight nine ten"}}
-	ld := LatencyDocs{Src: src, First: 0, Warm: LatencyWarmup, N: 50, Rate: 2000}
-	run, err := RunLatency(ctx, Cluster{Addr: b.Addr()}, 2, nil, "t", "t", ld, nil)
+	streamtest.Produce(t, c.Addr, "t", before...)
+	run, err := RunLatency(ctx, c, 2, nil, "t", "t", ld, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,15 +77,7 @@ func TestEndOffsetsOfAMissingTopic(t *testing.T) {
 // writes the execution trace of the seconds before it, and a run whose
 // records are all faster writes none.
 func TestLatencyTracesLateRecords(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{Topics: []string{"t"}, Partitions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	src := &Source{Name: "test", bodies: []string{"one two three four five six seven eight nine ten"}}
-	ld := LatencyDocs{Src: src, First: 0, Warm: LatencyWarmup, N: 50, Rate: 2000}
+	ctx, cl, ld := latencyTopic(t)
 	dir := t.TempDir()
 	for _, c := range []struct {
 		over  time.Duration
@@ -87,7 +87,7 @@ func TestLatencyTracesLateRecords(t *testing.T) {
 		{time.Nanosecond, 1}, // every record is
 	} {
 		st := &SlowTrace{Path: filepath.Join(dir, fmt.Sprintf("trace-%s", c.over)), Over: c.over, Max: 1}
-		run, err := RunLatency(ctx, Cluster{Addr: b.Addr()}, 2, nil, "t", "t", ld, st)
+		run, err := RunLatency(ctx, cl, 2, nil, "t", "t", ld, st)
 		if err != nil {
 			t.Fatal(err)
 		}
