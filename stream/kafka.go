@@ -92,6 +92,18 @@ type membership struct {
 	// been read (then every record counts as owned, as before this check).
 	owned map[int]int64
 	known bool
+	gen   int // subscription reports read: a new one for each generation
+}
+
+// assigned returns the input partitions of the current generation and a
+// number that changes with each generation (nil partitions: not known).
+func (m *membership) assigned() (gen int, parts []int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for p := range m.owned {
+		parts = append(parts, p)
+	}
+	return m.gen, parts
 }
 
 // Events of kafka-go v0.4: a generation's heartbeat (consumergroup.go,
@@ -120,6 +132,7 @@ func (m *membership) follow(next kafka.LoggerFunc) kafka.LoggerFunc {
 			owned, ok := subscribedPartitions(args[0])
 			m.mu.Lock()
 			m.owned, m.known = owned, ok
+			m.gen++
 			m.mu.Unlock()
 		}
 		next(format, args...)

@@ -22,6 +22,7 @@ type reorder struct {
 	limit  int // records buffered at most; past it the earliest goes regardless
 	queues map[int]*partitionQueue
 	n      int // records buffered
+	gen    int // the membership generation expect last saw
 }
 
 type partitionQueue struct {
@@ -29,6 +30,23 @@ type partitionQueue struct {
 	arrived    []time.Time // when each buffered record was fetched
 	caughtUp   bool        // the last record fetched was at the high watermark
 	emptySince time.Time   // when the queue last became empty
+}
+
+// expect adds the partitions of a new generation that have delivered
+// nothing yet, as empty since now: a partition not heard from could still
+// hold earlier records (at the start, all but the first partition fetched
+// from), so releases wait for it, up to idle, unless it turns out to be
+// caught up. Called again for the same generation, it does nothing.
+func (r *reorder) expect(gen int, parts []int, now time.Time) {
+	if gen == r.gen {
+		return
+	}
+	r.gen = gen
+	for _, p := range parts {
+		if _, ok := r.queues[p]; !ok {
+			r.queues[p] = &partitionQueue{emptySince: now}
+		}
+	}
 }
 
 func newReorder(idle time.Duration, limit int) *reorder {
@@ -117,6 +135,9 @@ func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
 	linger(ctx, p.cfg.Batch, p.waiting.Load, func(window context.Context) bool {
 		return p.gather(window, 2*p.cfg.Batch.Size)
 	})
+	if gen, parts := p.member.assigned(); parts != nil {
+		r.expect(gen, parts, time.Now())
+	}
 	out := make([]kafka.Message, 0, p.cfg.Batch.Size)
 	for ctx.Err() == nil {
 		if out = r.release(out, p.cfg.Batch.Size, time.Now()); len(out) > 0 {
