@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -92,18 +93,17 @@ type membership struct {
 	// been read (then every record counts as owned, as before this check).
 	owned map[int]int64
 	known bool
-	gen   int // subscription reports read: a new one for each generation
+	gen   int   // subscription reports read: a new one for each generation
+	parts []int // owned's partitions, listed when the report is read
 }
 
 // assigned returns the input partitions of the current generation and a
-// number that changes with each generation (nil partitions: not known).
+// number that changes with each generation (nil partitions: not known). The
+// slice is shared: the caller must not modify it.
 func (m *membership) assigned() (gen int, parts []int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for p := range m.owned {
-		parts = append(parts, p)
-	}
-	return m.gen, parts
+	return m.gen, m.parts
 }
 
 // Events of kafka-go v0.4: a generation's heartbeat (consumergroup.go,
@@ -126,12 +126,12 @@ func (m *membership) follow(next kafka.LoggerFunc) kafka.LoggerFunc {
 		case strings.HasPrefix(format, heartbeatStopped):
 			m.joined.Store(false)
 			m.mu.Lock()
-			m.owned = nil // owns nothing until the next subscription (if reports are read at all)
+			m.owned, m.parts = nil, nil // owns nothing until the next subscription (if reports are read at all)
 			m.mu.Unlock()
 		case strings.HasPrefix(format, subscribed) && len(args) == 1:
 			owned, ok := subscribedPartitions(args[0])
 			m.mu.Lock()
-			m.owned, m.known = owned, ok
+			m.owned, m.known, m.parts = owned, ok, slices.Collect(maps.Keys(owned))
 			m.gen++
 			m.mu.Unlock()
 		}

@@ -236,6 +236,7 @@ func (p *Pipeline) stageLoop(work context.Context, abort func(), stage string, i
 	if waiting == nil {
 		waiting = new(atomic.Bool)
 	}
+	region := "stage " + stage
 	var err error
 	for {
 		waiting.Store(true)
@@ -247,7 +248,7 @@ func (p *Pipeline) stageLoop(work context.Context, abort func(), stage string, i
 		if err != nil || context.Cause(work) == errAborted {
 			continue
 		}
-		trace.WithRegion(work, "stage "+stage, func() { err = do(&b) })
+		trace.WithRegion(work, region, func() { err = do(&b) })
 		if err != nil {
 			abort()
 			continue

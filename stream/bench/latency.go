@@ -281,15 +281,15 @@ func (rb *readback) read(ctx context.Context, r *kafka.Reader) {
 			}
 			return
 		}
-		measured := len(m.Key) > 0 && m.Key[0] == 'd'
+		measured, latency := len(m.Key) > 0 && m.Key[0] == 'd', now.Sub(m.Time)
 		rb.mu.Lock()
 		rb.n++
 		if measured {
-			rb.lat = append(rb.lat, Sample{At: m.Time, Latency: now.Sub(m.Time)})
+			rb.lat = append(rb.lat, Sample{At: m.Time, Latency: latency})
 		}
 		rb.mu.Unlock()
 		if measured {
-			rb.trace.saw(now, now.Sub(m.Time))
+			rb.trace.saw(now, latency)
 		}
 	}
 }
