@@ -1,4 +1,4 @@
-// Package state keeps dedupstream's documents, LSH band postings and content hashes in a Badger database.
+// Package state keeps dedupstream's documents in a Badger database and their LSH band and content-hash postings in an in-memory index rebuilt from it at open.
 //
 // A *Store is safe for concurrent use: lookups (Replayed, Exact, Candidates, Get,
 // Scan, Stats) may run on any number of goroutines, and Put and SetCluster are
@@ -25,52 +25,66 @@
 //	'i' uvarint(len(rk)) rk hash(8)   → seq: replay lookup by replay key and
 //	                                    content hash; rk is Doc.Source, or Doc.ID
 //	                                    when Source is empty
-//	'H' hash(8)                       → seq: head of a content hash
-//	'h' hash(8) seq(8)                → empty: its other postings
-//	'B' band(1) bandKey(8)            → seq: head of a band bucket
-//	'b' band(1) bandKey(8) seq(8)     → empty: its other postings
+//	'p' seq(8)                        → the document is published: its index
+//	                                    keys, 8 bytes each (below)
 //
-// A seq in a key is big-endian in 8 bytes, so postings sort by it. A seq value
-// (the heads and replay keys) is a uvarint, 3 bytes up to 2,097,151, and 8
+// A seq value (the replay keys) is a uvarint, 3 bytes up to 2,097,151, and 8
 // bytes big-endian only from 2^49; states written before issue 11 (format 1)
 // hold the 8-byte form in every value, and both are read.
-//
-// With Options.SetKeys (sketch methods whose keys are a set, not one per band:
-// bottomk, modm, full) every key is a bucket under the pseudo-band SetBand
-// (255), so a lookup finds the documents sharing any key with it. One state
-// directory holds one sketch method (its version is checked at Open), so set
-// keys never meet band keys of band 255.
 //
 // The replay key in an 'i' key is length-prefixed, so ids and sources may hold any
 // bytes (0x00 included) and no two (key, hash) pairs share a key.
 //
-// A group (the documents with one content hash, or one band bucket) is its head
-// plus its other postings. The head holds the group's smallest seq and is written
-// by the first document of the group instead of a posting, so it costs no extra
-// key. Most lookups are for groups that do not exist; reading the head is a point
-// lookup that the key filter (below) usually answers without Badger, where a
-// prefix seek would visit every level. Only a head below before leads to a seek.
-// Put keeps two invariants, relying on being the only writer: the head is the
-// smallest seq of its group (a smaller seq arriving late takes over the head and
-// the old one becomes a posting), and the head expires no earlier than any
-// posting of its group (with a TTL it is rewritten, with up to headSlack extra
-// life, when a posting would outlive it). Readers thus never miss a posting, and
-// a stale head costs them a wasted seek. Posting and head writes are blind or
-// guarded by a read of the head only; no list is ever read, modified and written.
+// # Postings
+//
+// The postings — which documents share a content hash, and which share each
+// LSH band bucket — are kept in memory, in a postings.Index, not as Badger
+// keys. A document's place in a group is a posting under the group's index
+// key: the hash of 'H' hash(8) for its content hash (unless
+// Options.NoExactIndex), and of 'B' band(1) bandKey(8) for each band bucket.
+// With Options.SetKeys (sketch methods whose keys are a set, not one per
+// band: bottomk, modm, full) every key is a bucket under the pseudo-band
+// SetBand (255), so a lookup finds the documents sharing any key with it.
+// One state directory holds one sketch method (its version is checked at
+// Open), so set keys never meet band keys of band 255.
+//
+// On disk, a published document's 'p' marker lists its index keys, and Open
+// rebuilds the index from the markers before it returns (about 11 postings
+// of 8 bytes a document with the default sketch; the scan reads the markers
+// in seq order). A posting in Badger cost a random insert into the memtable's
+// skiplist, ~4–5 µs on the 2-core test machine, and this took half the CPU of
+// a document (BENCHMARKS.md); the marker is one sequential key.
+//
+// States of format 1 and 2 kept each posting as a key: a group's head ('H'
+// hash, 'B' band bandKey → its smallest seq) and its other postings ('h'
+// hash seq, 'b' band bandKey seq, empty values). Open loads those into the
+// index too, and raises the format marker to 3, so an older build refuses
+// the state rather than missing what this one wrote. Such keys are never
+// written again; they expire or stay as they were.
+//
+// Readers read the index first and take their Badger snapshot after, so
+// every record a posting leads to is in the snapshot: Put adds a
+// transaction's postings to the index only once it has committed. A
+// posting may lead to a record that is gone (expired): readers skip it. A
+// posting may also, rarely, belong to another key (the index keeps 32-bit
+// fingerprints, see package postings): Exact checks the record's content
+// hash, and the stream verifies every candidate by its sketch. With a TTL,
+// a sweep every TTL/8 (between 1 s and 1 min) drops the postings of seqs
+// below the oldest live record.
 //
 // # Key filter
 //
-// Most point reads miss: a unique document reads its replay key, its hash head
-// and one head per band, and Put reads the heads again, and none of them exist.
-// Badger answers a miss by walking each memtable's skiplist before its tables'
-// bloom filters, so the Store keeps its own blocked Bloom filter, in memory, over
-// every 'i', 'H' and 'B' key, and skips Badger when the filter says a key was
-// never written. Correctness rests on the filter never forgetting a key; a false
-// positive (about 1% at capacity, 10 bits per key) only costs the read.
+// Every new document looks up its replay key, and almost all of those
+// lookups miss. Badger answers a miss by walking each memtable's skiplist
+// before its tables' bloom filters, so the Store keeps its own blocked Bloom
+// filter, in memory, over every 'i' key, and skips Badger when the filter
+// says a key was never written. Correctness rests on the filter never
+// forgetting a key; a false positive (about 1% at capacity, 10 bits per key)
+// only costs the read.
 //
 // Open builds the filter by scanning those keys (keys only), sized for about
 // twice the keys found and at least Options.FilterKeys. A database of more than
-// ~4M keys (~300k documents) gets its filter in the background, the way a
+// ~4M keys gets its filter in the background, the way a
 // growing filter is rebuilt (below): until then a stand-in says "maybe" to
 // every key, so lookups are right and go to Badger. A write (Put, Stage,
 // Publish) adds a key when it queues it, before the transaction commits, so the
@@ -82,8 +96,7 @@
 // and no write in flight, while later writes add their keys to the old filter
 // (which readers go on using) and to a list; the list is added to the new
 // filter, and the new filter swapped in, with the writer lock held. The writer
-// never waits for the scan, which took 0.3 s at 88k documents and 5.6 s at 700k
-// when it ran under the lock. The rebuild leaves expired keys out and shrinks
+// never waits for the scan. The rebuild leaves expired keys out and shrinks
 // the filter if few keys are left.
 // Keys written to the database behind the Store's back are not in the filter
 // until the next Open.
@@ -113,9 +126,10 @@
 // record in its version, rewriting the cluster in place, and decodes a
 // version-3 record and encodes it again.
 //
-// The band keys are not stored in the record: they exist only as postings, and the
-// sketch they were derived from is stored, so they can be recomputed. Docs returned
-// by the store therefore have Bands == nil.
+// The band keys are not stored in the record: they exist only as postings
+// (and, hashed into index keys, in the 'p' marker), and the sketch they were
+// derived from is stored, so they can be recomputed. Docs returned by the
+// store therefore have Bands == nil.
 //
 // # Crash safety
 //
@@ -124,13 +138,16 @@
 // a crash leaves a prefix of the documents and the old position, and re-reading
 // the log from there finds the stored prefix as replays.
 //
-// Put writes each document's record, replay key, hash posting and band postings in
-// one Badger transaction, and a transaction is atomic across a crash. A batch too
+// Put writes each document's record, replay key and published marker in one
+// Badger transaction, and a transaction is atomic across a crash. A batch too
 // big for one transaction is split between documents, never inside one, and every
 // transaction also carries the next sequence number. A crash in the middle of Put
 // therefore leaves a prefix of the batch fully stored and the rest absent; the
 // documents Put in the failed call are not marked as stored, so the caller can
-// Put them again (a re-Put of the same seq writes the same keys). Readers still
-// skip postings whose record is missing: a record may expire between a reader's
-// posting scan and its record read, and heads outlive their records under a TTL.
+// Put them again (a re-Put of the same seq writes the same keys). Stage writes
+// the record and replay key, Publish the marker: a crash between the two
+// leaves a staged document that the index rebuilt at Open does not hold,
+// exactly as before the crash. Readers still skip postings whose record is
+// missing: a record may expire between a reader's index lookup and its
+// record read.
 package state

@@ -9,14 +9,13 @@ import (
 	"go.uber.org/zap"
 )
 
-// The key filter is a bloom over every replay key and group head in the
-// database: the keys read by point lookups, which mostly miss. A lookup whose
-// key the filter has never seen skips Badger; see the package documentation.
+// The key filter is a bloom over every replay key in the database: the keys
+// read by point lookups (Replayed, once for every document), which mostly
+// miss. A lookup whose key the filter has never seen skips Badger; see the
+// package documentation.
 
 // filtered reports whether keys with this prefix are in the key filter.
-func filtered(prefix byte) bool {
-	return prefix == prefixReplay || prefix == prefixHashHead || prefix == prefixBucketHead
-}
+func filtered(prefix byte) bool { return prefix == prefixReplay }
 
 func keyHash(key []byte) uint64 { return xxhash.Sum64(key) }
 
@@ -182,20 +181,17 @@ func (s *Store) buildFilterFrom(txn *badger.Txn, want int64) (*bloom, bool) {
 func (s *Store) fillFilter(txn *badger.Txn, f *bloom) (n int64, ok bool) {
 	var hs [64]uint64
 	i := 0
-	for _, prefix := range []byte{prefixReplay, prefixHashHead, prefixBucketHead} {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefix}}) // PrefetchValues: false
-		for it.Rewind(); it.Valid(); it.Next() {
-			hs[i] = keyHash(it.Item().Key())
-			if i++; i == len(hs) {
-				f.addAll(hs[:])
-				i = 0
-			}
-			if n++; n%(1<<16) == 0 && s.closing() {
-				it.Close()
-				return n, false
-			}
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixReplay}}) // PrefetchValues: false
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		hs[i] = keyHash(it.Item().Key())
+		if i++; i == len(hs) {
+			f.addAll(hs[:])
+			i = 0
 		}
-		it.Close()
+		if n++; n%(1<<16) == 0 && s.closing() {
+			return n, false
+		}
 	}
 	f.addAll(hs[:i])
 	return n, true

@@ -60,7 +60,7 @@ func waitFilterRebuilt(t *testing.T, s *Store) {
 // TestFilterRebuildsInBackground writes while the larger filter is being
 // built: the writes do not wait for it, and the keys they add reach it.
 func TestFilterRebuildsInBackground(t *testing.T) {
-	s := openDisk(t, t.TempDir(), Options{FilterKeys: 1000})
+	s := openDisk(t, t.TempDir(), Options{FilterKeys: 50})
 	putFilterDocs(t, s, 1, 101, 50) // more keys than the filter was sized for
 	old := s.filter.Load()
 	if !old.full() {
@@ -218,19 +218,19 @@ func TestFilterOpensInBackground(t *testing.T) {
 // second scan, and one that outgrows it while open is rebuilt at twice the size.
 func TestFilterGrows(t *testing.T) {
 	dir := t.TempDir()
-	o := Options{FilterKeys: 1000}
+	o := Options{FilterKeys: 60}
 	s := openDisk(t, dir, o)
 	small := s.Stats().FilterBytes
-	putFilterDocs(t, s, 1, 2001, 100)
+	putFilterDocs(t, s, 1, 4001, 200)
 	st := s.Stats()
 	if st.FilterBytes < 16*small {
-		t.Errorf("after 2000 documents the filter has %d bytes, %d at open", st.FilterBytes, small)
+		t.Errorf("after 4000 documents the filter has %d bytes, %d at open", st.FilterBytes, small)
 	}
 	if capacity := s.filter.Load().capacity(); st.FilterKeys > capacity {
 		t.Errorf("filter holds %d keys, capacity %d", st.FilterKeys, capacity)
 	}
 	keys := filterHoldsAll(t, s)
-	findAll(t, s, 1, 2001)
+	findAll(t, s, 1, 4001)
 	if rate := fpRate(s.filter.Load(), rand.New(rand.NewPCG(2, 2)), 100_000); rate > 0.015 {
 		t.Errorf("filter says maybe for %.3f%% of absent keys, want ≤ 1.5%%", 100*rate)
 	}
@@ -241,7 +241,7 @@ func TestFilterGrows(t *testing.T) {
 	if f := s.filter.Load(); f.keys.Load() != keys || f.capacity() < 2*keys {
 		t.Errorf("after reopen %d keys at capacity %d, want %d at 2× or more", f.keys.Load(), f.capacity(), keys)
 	}
-	findAll(t, s, 1, 2001)
+	findAll(t, s, 1, 4001)
 	// Sized too small (as if the tables held few keys), the first scan overflows
 	// and a second one sizes the filter for what it found.
 	f := s.buildFilter(0)
@@ -250,21 +250,21 @@ func TestFilterGrows(t *testing.T) {
 	}
 	s.filter.Store(f)
 	filterHoldsAll(t, s)
-	findAll(t, s, 1, 2001)
+	findAll(t, s, 1, 4001)
 }
 
 // Expired keys stay in the filter until a rebuild, which leaves them out and
 // shrinks the filter back. Lookups are right before and after.
 func TestFilterTTL(t *testing.T) {
 	t.Parallel()
-	s := openMem(t, Options{TTL: time.Second, FilterKeys: 1000})
+	s := openMem(t, Options{TTL: time.Second, FilterKeys: 60})
 	start := s.Stats().FilterBytes
-	putFilterDocs(t, s, 1, 301, 100) // 5274 keys, more than the filter was sized for
+	putFilterDocs(t, s, 1, 301, 100) // 300 replay keys, more than the filter was sized for
 	grown := s.Stats()
-	if grown.FilterKeys < 5000 || grown.FilterBytes < 4*start {
+	if grown.FilterKeys < 300 || grown.FilterBytes < 4*start || grown.Postings != 300*17 {
 		t.Fatalf("after Put: %+v, opened with %d bytes", grown, start)
 	}
-	time.Sleep(3 * time.Second) // heads outlive their postings by up to a second
+	time.Sleep(2 * time.Second)
 	for _, seq := range []uint64{1, 150, 300} {
 		d := filterDoc(seq)
 		if !s.filter.Load().mayExist(appendReplayKey(nil, d.Source, d.ContentHash)) {
@@ -277,17 +277,22 @@ func TestFilterTTL(t *testing.T) {
 			t.Errorf("Candidates(doc %d) after expiry = %v", seq, got)
 		}
 	}
-	// Once new keys fill it, the rebuild finds only those and shrinks the filter
-	// to twice their number (it would double without TTL).
+	// Once new keys fill it, the rebuild finds only those and sizes the filter
+	// for twice their number (it would double without TTL).
 	seq, phase := uint64(1000), time.Now()
 	for keys := grown.FilterKeys; s.Stats().FilterKeys >= keys && seq < 1200; seq++ {
 		keys = s.Stats().FilterKeys
 		putFilterDocs(t, s, seq, seq+1, 1)
 	}
 	st := s.Stats()
-	if live := 18 * int64(seq-1000); st.FilterKeys > live || st.FilterBytes > grown.FilterBytes/2 {
+	if live := int64(seq - 1000); st.FilterKeys > live || st.FilterBytes > grown.FilterBytes {
 		t.Errorf("rebuilt after expiry and %d more documents: %d keys in %d bytes, want at most %d keys in at most %d bytes",
-			seq-1000, st.FilterKeys, st.FilterBytes, live, grown.FilterBytes/2)
+			seq-1000, st.FilterKeys, st.FilterBytes, live, grown.FilterBytes)
+	}
+	// The expired documents' postings leave the index at the next sweep.
+	s.sweep()
+	if st := s.Stats(); st.Postings > 17*int64(seq-1000) {
+		t.Errorf("after a sweep the index holds %d postings, want at most 17 for each of the %d documents since the expiry", st.Postings, seq-1000)
 	}
 	if took := time.Since(phase); took < 900*time.Millisecond {
 		findAll(t, s, 1000, seq)
@@ -306,7 +311,8 @@ func TestFilterTTL(t *testing.T) {
 // a filter small enough to be rebuilt several times meanwhile. Every document
 // whose Stage (Publish) returned before a lookup began must be found by it.
 func TestFilterConcurrentPublish(t *testing.T) {
-	s := openMem(t, Options{FilterKeys: 1000})
+	s := openMem(t, Options{FilterKeys: 60})
+	opened := s.Stats().FilterBytes
 	const docs = 600
 	var staged, published atomic.Uint64
 	var wg sync.WaitGroup
@@ -349,7 +355,7 @@ func TestFilterConcurrentPublish(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	if st := s.Stats(); st.FilterBytes <= newBloom(1000).bytes() {
+	if st := s.Stats(); st.FilterBytes <= opened {
 		t.Errorf("filter never grew: %+v", st)
 	}
 	findAll(t, s, 1, docs+1)

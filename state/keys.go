@@ -6,9 +6,12 @@ import (
 
 // Key prefixes; see the package documentation for the layout.
 const (
-	prefixMeta       = 'm'
-	prefixDoc        = 'd'
-	prefixReplay     = 'i'
+	prefixMeta      = 'm'
+	prefixDoc       = 'd'
+	prefixReplay    = 'i'
+	prefixPublished = 'p'
+	// Format 1 and 2 kept each posting as a key of its own; they are still
+	// read (loadIndex), never written.
 	prefixHashHead   = 'H'
 	prefixHash       = 'h'
 	prefixBucketHead = 'B'
@@ -35,11 +38,12 @@ const SetBand = MaxBands - 1
 
 // Fixed key lengths.
 const (
-	docKeyLen     = 1 + 8
-	hashHeadLen   = 1 + 8
-	hashKeyLen    = hashHeadLen + 8
-	bucketLen     = 1 + 1 + 8 // prefix, band, band key
-	postingKeyLen = bucketLen + 8
+	docKeyLen       = 1 + 8
+	publishedKeyLen = 1 + 8
+	hashHeadLen     = 1 + 8
+	hashKeyLen      = hashHeadLen + 8
+	bucketLen       = 1 + 1 + 8 // prefix, band, band key
+	postingKeyLen   = bucketLen + 8
 )
 
 func metaKey(name string) []byte {
@@ -69,32 +73,33 @@ func replayKeyLen(rk string) int {
 	return 1 + uvarintLen(uint64(len(rk))) + len(rk) + 8
 }
 
-// appendHashHead appends the key holding the smallest seq with this content hash.
+func appendPublishedKey(dst []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixPublished), seq)
+}
+
+// groupKey is the in-memory index key of a content hash's group: the hash of
+// the key format 2 stored the group's head under, so that the postings of an
+// older state and new ones meet in the same group.
+func groupKey(hash uint64) uint64 {
+	var kb [hashHeadLen]byte
+	return keyHash(appendHashHead(kb[:0], hash))
+}
+
+// bucketKey is the in-memory index key of a band bucket, likewise the hash of
+// format 2's head key.
+func bucketKey(band int, key uint64) uint64 {
+	var kb [bucketLen]byte
+	return keyHash(appendBucketHead(kb[:0], band, key))
+}
+
+// appendHashHead appends format 2's key of a content hash's smallest seq.
 func appendHashHead(dst []byte, hash uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(dst, prefixHashHead), hash)
 }
 
-// appendHashPrefix appends the prefix of the other postings of a content hash.
-func appendHashPrefix(dst []byte, hash uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(dst, prefixHash), hash)
-}
-
-func appendHashKey(dst []byte, hash, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(appendHashPrefix(dst, hash), seq)
-}
-
-// appendBucketHead appends the key holding the smallest seq in a band bucket.
+// appendBucketHead appends format 2's key of a band bucket's smallest seq.
 func appendBucketHead(dst []byte, band int, key uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(dst, prefixBucketHead, byte(band)), key)
-}
-
-// appendBucket appends the prefix shared by the other postings of a band bucket.
-func appendBucket(dst []byte, band int, key uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(dst, prefixPosting, byte(band)), key)
-}
-
-func appendPostingKey(dst []byte, band int, key, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(appendBucket(dst, band, key), seq)
 }
 
 // seqSuffix returns the sequence number in the last 8 bytes of a posting key.

@@ -3,8 +3,9 @@ package state
 import (
 	"bytes"
 	"encoding/binary"
-	"fmt"
+	"errors"
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/dgraph-io/badger/v4"
@@ -69,53 +70,63 @@ func TestSeqValues(t *testing.T) {
 	}
 }
 
-// TestEightByteSeqValues opens a store whose heads and replay keys hold
-// 8-byte seqs, as states written before issue 11 do, and finds its documents
-// through them, and adds to their groups.
+// TestEightByteSeqValues opens a state of format 2, as builds before the
+// in-memory index wrote it: postings as keys (heads and the rest of their
+// groups), and heads and replay keys holding 8-byte seqs, as states written
+// before issue 11 do. Open loads those postings into the index and raises
+// the format marker; lookups find the documents through them, and new
+// documents join their groups.
 func TestEightByteSeqValues(t *testing.T) {
-	s := openDisk(t, t.TempDir(), Options{})
-	put(t, s, doc(1, 10, 20), doc(2, 30))
-	// Rewrite every head and replay value in the old form.
+	dir := t.TempDir()
+	s := openDisk(t, dir, Options{})
+	d1, d2 := doc(1, 10, 20), doc(2, 30)
+	put(t, s, d1, d2)
+	eight := func(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }
 	err := s.db.Update(func(txn *badger.Txn) error {
-		it := txn.NewIterator(badger.IteratorOptions{PrefetchValues: false})
-		defer it.Close()
-		var keys [][]byte
-		var seqs []uint64
-		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().KeyCopy(nil)
-			if !filtered(k[0]) {
-				continue
-			}
-			seq, err := seqValue(it.Item())
-			if err != nil {
-				return err
-			}
-			keys, seqs = append(keys, k), append(seqs, seq)
-		}
-		for i, k := range keys {
-			if err := txn.Set(k, binary.BigEndian.AppendUint64(nil, seqs[i])); err != nil {
-				return err
-			}
-		}
-		if len(keys) != 7 { // 2 replay keys, 2 hash heads, 3 bucket heads
-			return fmt.Errorf("rewrote %d keys, want 7", len(keys))
-		}
-		return nil
+		return errors.Join(
+			txn.Set(metaKey(metaFormat), eight(2)),
+			txn.Delete(appendPublishedKey(nil, 1)),
+			txn.Delete(appendPublishedKey(nil, 2)),
+			txn.Set(appendReplayKey(nil, d1.ID, d1.ContentHash), eight(1)),
+			txn.Set(appendReplayKey(nil, d2.ID, d2.ContentHash), eight(2)),
+			txn.Set(appendHashHead(nil, d1.ContentHash), eight(1)),
+			txn.Set(appendHashHead(nil, d2.ContentHash), eight(2)),
+			txn.Set(appendBucketHead(nil, 0, 10), eight(1)),
+			txn.Set(appendBucketHead(nil, 1, 20), eight(1)),
+			txn.Set(appendBucketHead(nil, 0, 30), eight(2)),
+			// a group whose head's record is gone: its other posting is found
+			txn.Set(appendBucketHead(nil, 1, 77), eight(900)),
+			txn.Set(appendPostingKey(nil, 1, 77, 2), nil),
+		)
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDisk(t, dir, Options{})
+	var format uint64
+	if err := s.db.View(func(txn *badger.Txn) (err error) {
+		format, _, err = getUint(txn, metaFormat)
+		return err
+	}); err != nil || format != formatVersion {
+		t.Fatalf("format after opening a format-2 state: %d, %v; want %d", format, err, formatVersion)
+	}
 	d3 := doc(3, 10, 99)
-	d3.ContentHash = doc(2, 0).ContentHash
+	d3.ContentHash = d2.ContentHash
 	put(t, s, d3)
-	if d, ok, err := s.Replayed(doc(1).ID, doc(1).ContentHash); err != nil || !ok || d.Seq != 1 {
+	if d, ok, err := s.Replayed(d1.ID, d1.ContentHash); err != nil || !ok || d.Seq != 1 {
 		t.Errorf("Replayed doc 1 = %d, %v, %v", d.Seq, ok, err)
 	}
 	if d, ok, err := s.Exact(d3.ContentHash, 4); err != nil || !ok || d.Seq != 2 {
 		t.Errorf("Exact(doc 2's hash) = %d, %v, %v; want doc 2 from its 8-byte head", d.Seq, ok, err)
 	}
 	got, _, err := s.Candidates(nil, []uint64{10, 20}, 4)
-	if err != nil || len(got) != 2 || got[0].Seq != 1 || got[1].Seq != 3 {
+	if err != nil || !slices.Equal(seqsOf(got), []uint64{1, 3}) {
 		t.Errorf("Candidates of band 0 key 10 = %v, %v; want docs 1 and 3", seqsOf(got), err)
+	}
+	if got, _ := candidates(t, s, []uint64{0, 77}, 4); !slices.Equal(got, []uint64{2}) {
+		t.Errorf("Candidates of band 1 key 77 = %v, want doc 2 (its head's record is gone)", got)
 	}
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -325,26 +326,24 @@ func TestConcurrentUse(t *testing.T) {
 	}
 }
 
-// A head must expire no earlier than any posting of its group, or readers would
-// skip live postings. The TTL is changed between Puts to make later postings
-// outlive the head.
-func TestHeadOutlivesPostings(t *testing.T) {
+// A published marker lists a document's postings for the index built at
+// Open: it must expire with the document's record, not before (the
+// document would be lost to lookups after a restart) and not after.
+func TestPublishedMarkerExpiresWithRecord(t *testing.T) {
 	s := openMem(t, Options{TTL: time.Hour})
-	put(t, s, doc(1, 5))
-	head := appendBucketHead(nil, 0, 5)
-	if at := keyExpiresAt(t, s, head); at == 0 {
-		t.Fatal("head written without expiry")
+	d := doc(1, 5)
+	if err := s.Stage([]Doc{d}); err != nil {
+		t.Fatal(err)
 	}
-	s.opt.TTL = 10 * time.Hour
-	put(t, s, doc(2, 5))
-	posting := keyExpiresAt(t, s, appendPostingKey(nil, 0, 5, 2))
-	if at := keyExpiresAt(t, s, head); at < posting {
-		t.Errorf("head expires at %d, before its posting at %d", at, posting)
+	if err := s.Publish([]Doc{d}); err != nil {
+		t.Fatal(err)
 	}
-	s.opt.TTL = 0
-	put(t, s, doc(3, 5))
-	if at := keyExpiresAt(t, s, head); at != 0 {
-		t.Errorf("head expires at %d after a posting that never expires", at)
+	record := keyExpiresAt(t, s, appendDocKey(nil, 1))
+	if record == 0 {
+		t.Fatal("record written without expiry")
+	}
+	if at := keyExpiresAt(t, s, appendPublishedKey(nil, 1)); at < record || at > record+1 {
+		t.Errorf("published marker expires at %d, the record at %d", at, record)
 	}
 }
 
@@ -365,7 +364,8 @@ func keyExpiresAt(t *testing.T, s *Store, key []byte) uint64 {
 }
 
 // TestOpenUpgradesFormat1 opens a state marked format 1, as builds before
-// issue 11 wrote, and finds its marker raised to 2, which those builds refuse.
+// issue 11 wrote, and finds its marker raised to this build's, which those
+// builds refuse.
 func TestOpenUpgradesFormat1(t *testing.T) {
 	dir := t.TempDir()
 	s := openDisk(t, dir, Options{})
@@ -383,8 +383,8 @@ func TestOpenUpgradesFormat1(t *testing.T) {
 	if err := s.db.View(func(txn *badger.Txn) (err error) {
 		format, _, err = getUint(txn, metaFormat)
 		return err
-	}); err != nil || format != 2 {
-		t.Fatalf("format after opening a format-1 state: %d, %v; want 2", format, err)
+	}); err != nil || format != formatVersion {
+		t.Fatalf("format after opening a format-1 state: %d, %v; want %d", format, err, formatVersion)
 	}
 	if d, ok, err := s.Replayed(doc(1).ID, doc(1).ContentHash); err != nil || !ok || d.Seq != 1 {
 		t.Errorf("Replayed(doc 1) = %d, %v, %v", d.Seq, ok, err)
@@ -402,7 +402,7 @@ func TestOpenRefusesOtherFormat(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := Open(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), "state: stored format 3, this build reads formats 1 to 2") {
+	if s, err := Open(Options{Dir: dir}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("state: stored format %d, this build reads formats 1 to %d", formatVersion+1, formatVersion)) {
 		if s != nil {
 			_ = s.Close()
 		}

@@ -90,6 +90,7 @@ func (s *Store) Stats() Stats {
 	st.VLogBytes = s.vlogBytes()
 	f := s.filter.Load()
 	st.FilterKeys, st.FilterBytes = f.keys.Load(), f.bytes()
+	st.Postings, st.IndexBytes = int64(s.index.Len()), s.index.Bytes()
 	st.Docs = s.written.Load()
 	if first, ok := s.firstLiveSeq(); !ok {
 		st.Docs = 0

@@ -45,13 +45,7 @@ func (s *Store) Exact(contentHash uint64, before uint64) (Doc, bool, error) {
 		return Doc{}, false, err
 	}
 	defer s.leave()
-	var hb [hashHeadLen]byte
-	if !s.filter.Load().mayExist(appendHashHead(hb[:0], contentHash)) {
-		return Doc{}, false, nil
-	}
-	txn := s.db.NewTransaction(false)
-	defer txn.Discard()
-	d, ok, err := exact(txn, s.filter.Load(), contentHash, before)
+	d, ok, err := s.exact(contentHash, before)
 	if err != nil {
 		return Doc{}, false, fmt.Errorf("look up content hash %016x: %w", contentHash, err)
 	}
@@ -60,30 +54,37 @@ func (s *Store) Exact(contentHash uint64, before uint64) (Doc, bool, error) {
 
 var errNoExactIndex = errors.New("state: Exact on a store opened with NoExactIndex (it keeps no content-hash group)")
 
-// exact reads the head of the content hash (its smallest seq) and falls back to
-// its other postings only if the head's record is gone.
-func exact(txn *badger.Txn, f *bloom, hash, before uint64) (Doc, bool, error) {
-	var hb [hashHeadLen]byte
-	first, ok, err := getSeq(txn, f, appendHashHead(hb[:0], hash))
-	if err != nil || !ok || first >= before {
-		return Doc{}, false, err
+// exactWindow is how many of a content hash's seqs exact reads from the
+// index at a time: almost always the first is the answer.
+const exactWindow = 4
+
+// exact reads the content hash's group in the index, smallest seq first, and
+// returns the first whose record is stored and holds this hash (another
+// hash's group that shares the index slot is skipped). The index is read
+// before the snapshot is taken, so every record a posting leads to is in it.
+func (s *Store) exact(hash, before uint64) (Doc, bool, error) {
+	key := groupKey(hash)
+	var buf [exactWindow]uint64
+	seqs, more := s.index.Lookup(buf[:0], key, 0, before, exactWindow)
+	if len(seqs) == 0 {
+		return Doc{}, false, nil
 	}
-	if d, ok, err := getDoc(txn, first); err != nil || ok {
-		return d, ok, err
-	}
-	prefix := appendHashPrefix(make([]byte, 0, hashKeyLen), hash)
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: prefix})
-	defer it.Close()
-	for it.Seek(prefix); it.Valid(); it.Next() {
-		seq := seqSuffix(it.Item().Key())
-		if seq >= before {
-			break
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	for {
+		for _, seq := range seqs {
+			d, ok, err := getDoc(txn, seq)
+			if err != nil || (ok && d.ContentHash == hash) {
+				return d, ok, err
+			}
 		}
-		if d, ok, err := getDoc(txn, seq); err != nil || ok {
-			return d, ok, err
+		if !more {
+			return Doc{}, false, nil
 		}
+		// Rare: the earliest records expired or belong to another hash.
+		// Postings added since txn was taken all lead to seqs >= before.
+		seqs, more = s.index.Lookup(seqs[:0], key, seqs[len(seqs)-1]+1, before, exactWindow)
 	}
-	return Doc{}, false, nil
 }
 
 // Candidates appends to dst the documents that share at least one band key with
@@ -105,16 +106,17 @@ func (s *Store) Candidates(dst []Doc, bands []uint64, before uint64) ([]Doc, Cap
 		return dst, Capped{}, err
 	}
 	defer s.leave()
-	if before <= 1 || !s.anyBucket(s.filter.Load(), bands) {
+	if before <= 1 {
 		return dst, Capped{}, nil
 	}
+	var buf [256]uint64
+	seqs, capped := s.postings(buf[:0], bands, before)
+	if len(seqs) == 0 {
+		return dst, capped, nil
+	}
+	// Taken after the index was read: every record a posting leads to is in it.
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
-	var buf [256]uint64
-	seqs, capped, err := s.postings(txn, buf[:0], bands, before)
-	if err != nil {
-		return dst, Capped{}, fmt.Errorf("look up candidates: %w", err)
-	}
 	slices.Sort(seqs)
 	ranked := distinct(seqs) > s.opt.MaxCandidates
 	if ranked {
@@ -173,23 +175,6 @@ func byKeysShared(seqs []uint64) []uint64 {
 	return seqs
 }
 
-// anyBucket reports whether the key filter f may hold the head of a bucket of
-// bands, checking them MaxBands at a time.
-func (s *Store) anyBucket(f *bloom, bands []uint64) bool {
-	var kb [bucketLen]byte
-	var hs [MaxBands]uint64
-	for lo := 0; lo < len(bands); lo += MaxBands {
-		chunk := bands[lo:min(lo+MaxBands, len(bands))]
-		for i, key := range chunk {
-			hs[i] = keyHash(appendBucketHead(kb[:0], s.keyBand(lo+i), key))
-		}
-		if f.mayContainAny(hs[:len(chunk)]) {
-			return true
-		}
-	}
-	return false
-}
-
 // keyBand is the band index of key i of a document: i, or SetBand for set keys.
 func (s *Store) keyBand(i int) int {
 	if s.opt.SetKeys {
@@ -198,57 +183,18 @@ func (s *Store) keyBand(i int) int {
 	return i
 }
 
-// postings appends to seqs the seqs below before listed in the buckets of bands,
-// at most MaxBucket per bucket. A bucket's head (its smallest seq) is read with a
-// point lookup, which the key filter skips when the bucket does not exist; only
-// buckets with a head below before are scanned, all with one iterator.
-func (s *Store) postings(txn *badger.Txn, seqs, bands []uint64, before uint64) ([]uint64, Capped, error) {
+// postings appends to seqs the seqs below before listed in the buckets of
+// bands in the in-memory index, at most MaxBucket per bucket, the earliest.
+func (s *Store) postings(seqs, bands []uint64, before uint64) ([]uint64, Capped) {
 	var capped Capped
-	f := s.filter.Load()
-	var it *badger.Iterator
-	defer func() {
-		if it != nil {
-			it.Close()
-		}
-	}()
-	var kb [bucketLen]byte
 	for i, key := range bands {
-		band := s.keyBand(i)
-		first, ok, err := getSeq(txn, f, appendBucketHead(kb[:0], band, key))
-		if err != nil {
-			return seqs, capped, err
-		}
-		if !ok || first >= before {
-			continue
-		}
-		if it == nil {
-			it = txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixPosting}})
-		}
 		var cut bool
-		seqs, cut = s.scanBucket(it, appendBucket(kb[:0], band, key), append(seqs, first), before)
+		seqs, cut = s.index.Lookup(seqs, bucketKey(s.keyBand(i), key), 0, before, s.opt.MaxBucket)
 		if cut {
 			capped.Buckets++
 		}
 	}
-	return seqs, capped, nil
-}
-
-// scanBucket appends the bucket's postings after its head that are below before,
-// until the bucket holds MaxBucket; cut reports that more were left.
-func (s *Store) scanBucket(it *badger.Iterator, bucket []byte, seqs []uint64, before uint64) (out []uint64, cut bool) {
-	n := 1 // the head
-	for it.Seek(bucket); it.ValidForPrefix(bucket); it.Next() {
-		seq := seqSuffix(it.Item().Key())
-		if seq >= before {
-			break
-		}
-		if n == s.opt.MaxBucket {
-			return seqs, true
-		}
-		seqs = append(seqs, seq)
-		n++
-	}
-	return seqs, false
+	return seqs, capped
 }
 
 // fetch appends the records of seqs to dst, skipping missing ones, until

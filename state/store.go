@@ -10,6 +10,8 @@ import (
 
 	"github.com/dgraph-io/badger/v4"
 	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/state/postings"
 )
 
 // ErrClosed is returned by every method of a closed Store.
@@ -19,12 +21,14 @@ var ErrClosed = errors.New("state: closed")
 // (never written, or expired).
 var ErrNotFound = errors.New("state: document not found")
 
-// formatVersion is the layout version stored under meta "format": 2 since
-// issue 11 (version-3 records, uvarint seq values), which builds of format 1
-// cannot read. A format-1 state is read as it is, and its marker becomes 2 at
-// Open, so that an older build refuses it at start rather than failing at its
-// first lookup of a new value.
-const formatVersion = 2
+// formatVersion is the layout version stored under meta "format". Format 2
+// (version-3 records, uvarint seq values) came with issue 11, which builds of
+// format 1 cannot read; format 3 keeps postings in memory and a published
+// marker per document on disk, which builds of format 2 would not find. An
+// older state is read as it is (its posting keys are loaded into the index
+// too), and its marker becomes 3 at Open, so that an older build refuses it
+// at start rather than missing what this one wrote.
+const formatVersion = 3
 
 // Doc is one stored document. Bands are written as postings only; documents read
 // back from the store have Bands == nil.
@@ -61,6 +65,8 @@ type Stats struct {
 	VLogBytes   int64  // value-log bytes on disk
 	FilterKeys  int64  // keys in the key filter, approximate (expired ones included)
 	FilterBytes int64  // memory of the key filter
+	Postings    int64  // postings in the in-memory index (until swept, expired ones included)
+	IndexBytes  int64  // memory of the in-memory index
 }
 
 // SketchMismatchError is returned by Open when the database was built with other
@@ -91,6 +97,14 @@ type Store struct {
 	// growth lists the keys written meanwhile (see growFilter).
 	filter atomic.Pointer[bloom]
 	growth atomic.Pointer[filterGrowth]
+
+	// index holds every published document's postings (content-hash
+	// group, band buckets); loadIndex builds it at Open. swept is the seq
+	// below which sweep has dropped them, guarded by the sweep goroutine.
+	index     *postings.Index
+	swept     uint64
+	sweepStop chan struct{} // nil when no sweep goroutine runs
+	sweepDone chan struct{}
 
 	mu     sync.Mutex // guards closed and active
 	idle   sync.Cond  // signalled when active drops to 0 after close
@@ -124,8 +138,13 @@ func Open(o Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", where(o), err)
 	}
+	if err := s.loadIndex(); err != nil {
+		_ = db.Close()
+		return nil, fmt.Errorf("open state %s: %w", where(o), err)
+	}
 	s.openFilter()
 	s.startGC()
+	s.startSweep()
 	return s, nil
 }
 
@@ -265,6 +284,7 @@ func (s *Store) Close() error {
 		}
 		s.mu.Unlock()
 		s.stopGC()
+		s.stopSweep()
 		if err := s.db.Close(); err != nil {
 			s.closeErr = fmt.Errorf("close state %s: %w", where(s.opt), err)
 		}

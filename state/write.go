@@ -120,22 +120,22 @@ func checkDocs(docs []Doc, setKeys bool) error {
 
 // batch writes documents in as few transactions as fit, never splitting one.
 type batch struct {
-	s          *Store
-	filter     *bloom          // the key filter; push adds to it
-	growth     *filterGrowth   // the next key filter's list while it is built, or nil
-	grown      []uint64        // hashes of keys for growth, handed over by finish
-	expires    uint64          // ExpiresAt of records and postings, 0 for none
-	headExpiry uint64          // ExpiresAt of heads written now, 0 for none
-	keys       []byte          // arena for keys
-	vals       []byte          // arena for values
-	entries    []badger.Entry  // arena; the open txn holds pointers into it
-	head, more [bucketLen]byte // scratch: a group's head key and posting prefix
-	txn        *badger.Txn     // open transaction, nil if none
-	count      int64           // entries in txn, as badger counts them
-	size       int64           // bytes in txn, as badger estimates them
-	maxSeq     uint64          // largest seq in txn
-	docs       uint64          // records in txn
-	docsInTxn  int             // documents with entries in txn
+	s         *Store
+	filter    *bloom         // the key filter; push adds to it
+	growth    *filterGrowth  // the next key filter's list while it is built, or nil
+	grown     []uint64       // hashes of keys for growth, handed over by finish
+	expires   uint64         // ExpiresAt of every key written, 0 for none
+	keys      []byte         // arena for keys
+	vals      []byte         // arena for values
+	entries   []badger.Entry // arena; the open txn holds pointers into it
+	pending   []posting      // postings queued, for the index once their txn commits
+	inTxn     int            // how many of pending belong to the open txn
+	txn       *badger.Txn    // open transaction, nil if none
+	count     int64          // entries in txn, as badger counts them
+	size      int64          // bytes in txn, as badger estimates them
+	maxSeq    uint64         // largest seq in txn
+	docs      uint64         // records in txn
+	docsInTxn int            // documents with entries in txn
 }
 
 // Per-transaction metadata: meta "seq", "docs" and (Apply) "applied", 8-byte values.
@@ -151,8 +151,8 @@ func (s *Store) newBatch(docs []Doc) *batch {
 	var nkeys, nvals, nentries int
 	for i := range docs {
 		d := &docs[i]
-		nentries += 3 + len(d.Bands)
-		nkeys += docKeyLen + replayKeyLen(d.replayKey()) + hashKeyLen + postingKeyLen*len(d.Bands)
+		nentries += 3
+		nkeys += docKeyLen + replayKeyLen(d.replayKey()) + publishedKeyLen
 		nvals += recordLen(d) + 8*(2+len(d.Bands))
 	}
 	w := &batch{
@@ -164,9 +164,7 @@ func (s *Store) newBatch(docs []Doc) *batch {
 		entries: reuse(s.arenas.entries, nentries),
 	}
 	if s.opt.TTL > 0 {
-		now := time.Now()
-		w.expires = expiryOf(now.Add(s.opt.TTL))
-		w.headExpiry = expiryOf(now.Add(s.opt.TTL + headSlack(s.opt.TTL)))
+		w.expires = expiryOf(time.Now().Add(s.opt.TTL))
 	}
 	return w
 }
@@ -201,13 +199,6 @@ func expiryOf(t time.Time) uint64 {
 	return uint64((t.UnixNano() + int64(time.Second) - 1) / int64(time.Second))
 }
 
-// headSlack is how much longer than its postings a head is written to live, so
-// that a busy bucket's head is rewritten once per slack rather than once per
-// posting. A head that outlives its postings only costs a lookup a wasted seek.
-func headSlack(ttl time.Duration) time.Duration {
-	return min(max(ttl/8, time.Second), time.Hour)
-}
-
 // add queues the given parts of d's entries, record first, and commits the open
 // transaction first if they would not fit in it.
 func (w *batch) add(d *Doc, parts int) error {
@@ -220,85 +211,30 @@ func (w *batch) add(d *Doc, parts int) error {
 		w.push(appendReplayKey(w.keys, d.replayKey(), d.ContentHash), appendSeqValue(w.vals, d.Seq), w.expires)
 	}
 	if parts&publishPart != 0 {
-		if err := w.postings(d); err != nil {
-			return err
-		}
+		w.publish(d)
 	}
 	return w.fit(w.entries[start:], d.Seq, parts&stagePart != 0)
 }
 
-// postings queues d's place in its content-hash group (unless
-// Options.NoExactIndex) and band buckets.
-func (w *batch) postings(d *Doc) error {
-	var err error
+// publish queues d's published marker, whose value lists its index keys
+// (its content-hash group unless Options.NoExactIndex, and its band buckets)
+// in 8 bytes each, and the postings that go into the in-memory index once
+// the transaction has committed.
+func (w *batch) publish(d *Doc) {
+	vals := w.vals
 	if !w.s.opt.NoExactIndex {
-		err = w.group(appendHashHead(w.head[:0], d.ContentHash), appendHashPrefix(w.more[:0], d.ContentHash), d.Seq)
+		vals = w.post(vals, groupKey(d.ContentHash), d.Seq)
 	}
 	for i, key := range d.Bands {
-		if err != nil {
-			break
-		}
-		band := w.s.keyBand(i)
-		err = w.group(appendBucketHead(w.head[:0], band, key), appendBucket(w.more[:0], band, key), d.Seq)
+		vals = w.post(vals, bucketKey(w.s.keyBand(i), key), d.Seq)
 	}
-	return err
+	w.push(appendPublishedKey(w.keys, d.Seq), vals, w.expires)
 }
 
-// group queues seq's posting in the group (content hash or band bucket) whose
-// head key is head and whose other postings are more+seq, keeping the head the
-// smallest seq of the group and alive at least as long as every posting.
-func (w *batch) group(head, more []byte, seq uint64) error {
-	first, exp, ok, err := w.readHead(head)
-	switch {
-	case err != nil:
-		return err
-	case !ok:
-		w.pushHead(head, seq, w.headExpiry)
-	case seq < first: // stored out of order: seq takes over the head
-		w.pushPosting(more, first, exp)
-		w.pushHead(head, seq, laterExpiry(exp, w.headExpiry))
-	default:
-		if seq > first {
-			w.pushPosting(more, seq, w.expires)
-		}
-		if exp != 0 && (w.expires == 0 || exp < w.expires) {
-			w.pushHead(head, first, w.headExpiry)
-		}
-	}
-	return nil
-}
-
-// readHead reads a group's head as the open transaction sees it, pending writes
-// included (push has added those to the key filter).
-func (w *batch) readHead(key []byte) (seq, expiresAt uint64, ok bool, err error) {
-	if !w.filter.mayExist(key) {
-		return 0, 0, false, nil
-	}
-	item, err := w.txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, 0, false, nil
-	}
-	if err != nil {
-		return 0, 0, false, err
-	}
-	seq, err = seqValue(item)
-	return seq, item.ExpiresAt(), err == nil, err
-}
-
-func (w *batch) pushHead(head []byte, seq, expiresAt uint64) {
-	w.push(append(w.keys, head...), appendSeqValue(w.vals, seq), expiresAt)
-}
-
-func (w *batch) pushPosting(more []byte, seq, expiresAt uint64) {
-	w.push(binary.BigEndian.AppendUint64(append(w.keys, more...), seq), w.vals, expiresAt)
-}
-
-// laterExpiry returns the later of two badger expiry times, where 0 is never.
-func laterExpiry(a, b uint64) uint64 {
-	if a == 0 || b == 0 {
-		return 0
-	}
-	return max(a, b)
+// post appends key to a published marker's value and queues its posting.
+func (w *batch) post(vals []byte, key, seq uint64) []byte {
+	w.pending = append(w.pending, posting{key, seq})
+	return binary.BigEndian.AppendUint64(vals, key)
 }
 
 // fit adds entries (all of one document) to the open transaction, committing it
@@ -324,7 +260,7 @@ func (w *batch) fit(entries []badger.Entry, seq uint64, record bool) error {
 // push appends an entry whose key and value were just appended to the arenas
 // (pass w.vals for an empty value), and adds its key to the key filter if it
 // belongs there. Adding it before the write commits makes a failed write leave
-// only false positives in the filter, and lets readHead see pending heads.
+// only false positives in the filter.
 func (w *batch) push(keys, vals []byte, expiresAt uint64) {
 	key := keys[len(w.keys):len(keys):len(keys)]
 	if filtered(key[0]) {
@@ -355,6 +291,7 @@ func (w *batch) set(entries []badger.Entry, size int64, seq uint64, record bool)
 	w.size += size
 	w.maxSeq = max(w.maxSeq, seq)
 	w.docsInTxn++
+	w.inTxn = len(w.pending)
 	if record {
 		w.docs++
 	}
@@ -378,10 +315,21 @@ func (w *batch) commit() error {
 	if err == nil {
 		err = w.txn.Commit()
 	}
-	w.discard()
+	w.txn.Discard()
+	w.txn = nil
 	if err != nil {
 		return err
 	}
+	// Only now are the transaction's postings readable: every record and
+	// marker they lead to is committed before a reader can find them. The
+	// postings of a document that did not fit stay for the next one.
+	for _, p := range w.pending[:w.inTxn] {
+		if err := s.index.Add(p.key, p.seq); err != nil {
+			return fmt.Errorf("index posting of document %d: %w", p.seq, err)
+		}
+	}
+	w.pending = w.pending[:copy(w.pending, w.pending[w.inTxn:])]
+	w.inTxn = 0
 	s.stored.Store(next)
 	s.written.Store(written)
 	raise(&s.next, next)
@@ -418,7 +366,11 @@ func (w *batch) discard() {
 		w.txn.Discard()
 		w.txn = nil
 	}
+	w.pending, w.inTxn = w.pending[:0], 0
 }
+
+// posting is one document's place under one index key.
+type posting struct{ key, seq uint64 }
 
 // raise sets x to v if v is larger.
 func raise(x *atomic.Uint64, v uint64) {

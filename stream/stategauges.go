@@ -28,7 +28,7 @@ func StartStateGauges(reg prometheus.Registerer, stats func() state.Stats, every
 	g := &StateGauges{
 		bytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "dedupstream_state_bytes",
-			Help: "Size of the state: Badger's SSTables (lsm) and value log (vlog) on disk, the in-memory key filter (filter).",
+			Help: "Size of the state: Badger's SSTables (lsm) and value log (vlog) on disk, the in-memory key filter (filter) and postings index (index).",
 		}, []string{"kind"}),
 		docs: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "dedupstream_state_documents", Help: "Documents stored in the state (approximate).",
@@ -62,6 +62,7 @@ func (g *StateGauges) sample(st state.Stats) {
 	g.bytes.WithLabelValues("lsm").Set(float64(st.LSMBytes))
 	g.bytes.WithLabelValues("vlog").Set(float64(st.VLogBytes))
 	g.bytes.WithLabelValues("filter").Set(float64(st.FilterBytes))
+	g.bytes.WithLabelValues("index").Set(float64(st.IndexBytes))
 	g.docs.Set(float64(st.Docs))
 }
 

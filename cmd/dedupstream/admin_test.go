@@ -38,8 +38,10 @@ func TestMetricsAddUp(t *testing.T) {
 		}
 	}
 	m = waitForMetric(t, base, "dedupstream_state_documents", good)
-	if m[`dedupstream_state_bytes{kind="filter"}`] <= 0 {
-		t.Errorf("state filter bytes not exported: %v", m[`dedupstream_state_bytes{kind="filter"}`])
+	for _, kind := range []string{"filter", "index"} {
+		if v := m[`dedupstream_state_bytes{kind="`+kind+`"}`]; v <= 0 {
+			t.Errorf("state %s bytes not exported: %v", kind, v)
+		}
 	}
 	if !hasSeries(m, "dedupstream_build_info{goversion=\"go") {
 		t.Errorf("dedupstream_build_info has no goversion label")

@@ -83,7 +83,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	} else {
 		stats = a.shards.Stats // the shard stores open here
 	}
-	a.gauges = stream.StartStateGauges(reg, followFilters(&cfg, stats, log), cfg.Admin.StateInterval, a.sampleLag)
+	a.gauges = stream.StartStateGauges(reg, followState(&cfg, stats, log), cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {
 		if err := a.serveAdmin(reg); err != nil {
 			return nil, errors.Join(err, a.close())

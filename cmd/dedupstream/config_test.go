@@ -115,17 +115,22 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 
 // TestMemoryLimit: memory_limit 0 sizes the limit from the Badger write
 // buffers the process may hold — its state's, or in sharded mode every shard
-// store's — three times the key filters' bytes and the headroom; -1, an
-// in-memory state or GOMEMLIMIT set none; bytes are taken as given.
+// store's — three times the key filters' bytes, 1.25 times the postings
+// indexes' and the headroom; -1, an in-memory state or GOMEMLIMIT set none;
+// bytes are taken as given.
 func TestMemoryLimit(t *testing.T) {
 	const mib = 1 << 20
 	t.Setenv("GOMEMLIMIT", "")
 	f := func(yaml string, filter, want int64) {
 		t.Helper()
 		c := loadValid(t, yaml, nil, nil)
-		if got := c.memoryLimit(filter); got != want {
+		if got := c.memoryLimit(state.Stats{FilterBytes: filter}); got != want {
 			t.Errorf("config %q, filter %d MiB: memory limit %d MiB, want %d MiB", yaml, filter/mib, got/mib, want/mib)
 		}
+	}
+	c := loadValid(t, "", nil, nil)
+	if got, want := c.memoryLimit(state.Stats{FilterBytes: 2 * mib, IndexBytes: 100 * mib}), int64(3136*mib/10+6*mib+125*mib+memoryHeadroom); got != want {
+		t.Errorf("filter 2 MiB, index 100 MiB: memory limit %d MiB, want %d MiB", got/mib, want/mib)
 	}
 	// three 64 MiB memtables of ~1.3 × their size and a level-0 table: 313.6 MiB
 	f("", 0, 3136*mib/10+memoryHeadroom)
@@ -141,26 +146,26 @@ func TestMemoryLimit(t *testing.T) {
 	f("memory_limit: 1073741824\n", 0, 1024*mib)
 }
 
-// TestFollowFilters: with the automatic limit, every state sample sets the
-// runtime's limit from the key filters' bytes it reports; with an explicit
-// one the samples leave it alone.
-func TestFollowFilters(t *testing.T) {
+// TestFollowState: with the automatic limit, every state sample sets the
+// runtime's limit from the key filters' and indexes' bytes it reports; with
+// an explicit one the samples leave it alone.
+func TestFollowState(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
 	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	filter := int64(0)
-	stats := func() state.Stats { return state.Stats{FilterBytes: filter} }
+	var st state.Stats
+	stats := func() state.Stats { return st }
 	c := loadValid(t, "", nil, nil)
-	follow := followFilters(&c, stats, zap.NewNop())
-	for _, filter = range []int64{0, 40 << 20, 10 << 20} {
+	follow := followState(&c, stats, zap.NewNop())
+	for _, st = range []state.Stats{{}, {FilterBytes: 40 << 20}, {FilterBytes: 10 << 20, IndexBytes: 80 << 20}} {
 		debug.SetMemoryLimit(math.MaxInt64)
 		follow()
-		if got, want := debug.SetMemoryLimit(-1), c.memoryLimit(filter); filter > 0 && got != want {
-			t.Errorf("filter %d bytes: limit %d, want %d", filter, got, want)
+		if got, want := debug.SetMemoryLimit(-1), c.memoryLimit(st); st != (state.Stats{}) && got != want {
+			t.Errorf("state %+v: limit %d, want %d", st, got, want)
 		}
 	}
 	debug.SetMemoryLimit(math.MaxInt64)
 	c = loadValid(t, "memory_limit: 1073741824\n", nil, nil)
-	followFilters(&c, stats, zap.NewNop())()
+	followState(&c, stats, zap.NewNop())()
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("an explicit memory_limit was changed by a state sample to %d", got)
 	}

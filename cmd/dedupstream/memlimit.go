@@ -33,20 +33,21 @@ func (c *Config) autoMemoryLimit() bool {
 // positive; when automatic, the usual size of the Badger write buffers of the
 // stores this process may open (its state's, or in sharded mode every
 // shard's, should it own them all), three times the key filters' bytes (a
-// filter grows by building one twice its size beside it) and
-// memoryHeadroom — 410 MiB with the defaults and an empty state, ~467 MiB
-// with the 20 MB filter a million documents have. Without a limit the
-// collector lets the heap grow to twice what is live.
-func (c *Config) memoryLimit(filterBytes int64) int64 {
+// filter grows by building one twice its size beside it), the postings
+// indexes' bytes and a quarter more (a shard of an index grows beside
+// itself) and memoryHeadroom — 410 MiB with the defaults and an empty state.
+// Without a limit the collector lets the heap grow to twice what is live.
+func (c *Config) memoryLimit(st state.Stats) int64 {
+	held := 3*st.FilterBytes + st.IndexBytes + st.IndexBytes/4 + memoryHeadroom
 	switch {
 	case c.MemoryLimit > 0:
 		return c.MemoryLimit
 	case !c.autoMemoryLimit():
 		return 0
 	case c.Index.Shards > 0:
-		return c.Index.WriteBufferBytes() + 3*filterBytes + memoryHeadroom
+		return c.Index.WriteBufferBytes() + held
 	default:
-		return c.State.WriteBufferBytes() + 3*filterBytes + memoryHeadroom
+		return c.State.WriteBufferBytes() + held
 	}
 }
 
@@ -54,7 +55,7 @@ func (c *Config) memoryLimit(filterBytes int64) int64 {
 // app opens its stores, logs it, and returns what puts back the limit it
 // replaced (the bench runs several apps in one process).
 func setMemoryLimit(cfg *Config, log *zap.Logger) (restore func()) {
-	limit := cfg.memoryLimit(0)
+	limit := cfg.memoryLimit(state.Stats{})
 	if limit <= 0 {
 		return func() {}
 	}
@@ -63,23 +64,24 @@ func setMemoryLimit(cfg *Config, log *zap.Logger) (restore func()) {
 	return func() { debug.SetMemoryLimit(prev) }
 }
 
-// followFilters returns stats that, when the limit is automatic, also
-// raises or lowers it to what the key filters it reports need: the state
-// gauges call it every admin.state_interval, so the limit follows the state
-// as it grows.
-func followFilters(cfg *Config, stats func() state.Stats, log *zap.Logger) func() state.Stats {
+// followState returns stats that, when the limit is automatic, also
+// raises or lowers it to what the key filters and postings indexes it
+// reports need: the state gauges call it every admin.state_interval, so the
+// limit follows the state as it grows.
+func followState(cfg *Config, stats func() state.Stats, log *zap.Logger) func() state.Stats {
 	if !cfg.autoMemoryLimit() {
 		return stats
 	}
 	var mu sync.Mutex
-	last := cfg.memoryLimit(0) // what setMemoryLimit set
+	last := cfg.memoryLimit(state.Stats{}) // what setMemoryLimit set
 	return func() state.Stats {
 		st := stats()
 		mu.Lock()
 		defer mu.Unlock()
-		if limit := cfg.memoryLimit(st.FilterBytes); limit != last {
+		if limit := cfg.memoryLimit(st); limit != last {
 			debug.SetMemoryLimit(limit)
-			log.Debug("memory limit follows the key filter", zap.Int64("limit_bytes", limit), zap.Int64("filter_bytes", st.FilterBytes))
+			log.Debug("memory limit follows the state", zap.Int64("limit_bytes", limit),
+				zap.Int64("filter_bytes", st.FilterBytes), zap.Int64("index_bytes", st.IndexBytes))
 			last = limit
 		}
 		return st

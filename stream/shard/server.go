@@ -96,6 +96,8 @@ func (s *Server) Stats() state.Stats {
 		sum.VLogBytes += x.VLogBytes
 		sum.FilterKeys += x.FilterKeys
 		sum.FilterBytes += x.FilterBytes
+		sum.Postings += x.Postings
+		sum.IndexBytes += x.IndexBytes
 	}
 	return sum
 }

@@ -1,0 +1,397 @@
+// Package postings is the in-memory index of a state's LSH band buckets and content-hash groups: a compact multimap from 64-bit keys to ascending sequence numbers.
+//
+// The state keeps these postings in memory rather than as Badger keys: a
+// Badger key costs a random insert into a memtable skiplist (~4–5 µs here,
+// mostly cache misses), an entry in the write-ahead log, and its share of
+// every flush and compaction, while a posting here costs about one cache
+// miss. The state rebuilds the index at open from the posting log it keeps
+// on disk (one key per published document, in sequence order).
+//
+// An Index is split into shards by the key's top bits; each is an
+// open-addressing table of 8-byte slots under its own read-write lock, so
+// readers on any number of goroutines interleave with the one writer, and a
+// shard that grows rehashes only its own slots (well under a millisecond at
+// a million documents). A slot holds a 32-bit fingerprint of the key and
+// either one seq or a reference to the shard's list of seqs. Keys are not
+// stored: two keys of one shard with the same fingerprint share a bucket
+// (for a shard holding n keys, a lookup of an absent key finds a false
+// bucket with probability about n/2³²). Callers must therefore check what a
+// posting leads to, as the state does: a candidate is verified by its
+// sketch, an exact match by its content hash.
+//
+// Seqs are stored as 31-bit offsets from a per-shard base. A shard whose
+// postings would span 2³¹ seqs or more refuses the posting (Add's error);
+// with expiry (DropBelow) the base moves up with the oldest posting left.
+package postings
+
+import (
+	"errors"
+	"fmt"
+	"math/bits"
+	"slices"
+	"sync"
+)
+
+// shardBits is log2 of the number of shards: enough that a shard's growth
+// is a short pause, few enough that a small index stays small.
+const shardBits = 8
+
+const (
+	shardCount   = 1 << shardBits
+	minSlots     = 8
+	listFlag     = 1 << 31 // slot value: a list index, not a seq offset
+	maxOffset    = listFlag - 1
+	maxLoadNum   = 4 // grow past a load of maxLoadNum/maxLoadDen
+	maxLoadDen   = 5
+	slotBytes    = 8
+	listOverhead = 24 // a slice header
+)
+
+// ErrSpan is wrapped by Add's error when a shard would hold seqs 2³¹ or
+// more apart.
+var ErrSpan = errors.New("postings: seqs too far apart for one index shard")
+
+// Index maps 64-bit keys to ascending seqs. Add and DropBelow may be called
+// from one goroutine at a time; Lookup, Len and Bytes from any number,
+// concurrently with them.
+type Index struct {
+	shards [shardCount]shard
+}
+
+type shard struct {
+	mu    sync.RWMutex
+	slots []uint64   // fingerprint<<32 | value; 0 is empty
+	used  int        // slots in use
+	base  uint64     // seq offsets are from base; valid once count > 0
+	lists [][]uint32 // buckets of two or more postings: offsets, ascending
+	free  []uint32   // indexes of emptied lists
+	count int        // postings
+}
+
+// New returns an empty index.
+func New() *Index {
+	x := &Index{}
+	for i := range x.shards {
+		x.shards[i].slots = make([]uint64, minSlots)
+	}
+	return x
+}
+
+// locate returns the shard of key and the key's fingerprint, never 0, which
+// also decides the key's home slot.
+func (x *Index) locate(key uint64) (*shard, uint32) {
+	h := mix(key)
+	fp := uint32(h)
+	if fp == 0 {
+		fp = 1
+	}
+	return &x.shards[h>>(64-shardBits)], fp
+}
+
+// mix is a bijective finaliser (MurmurHash3's fmix64), so that keys that are
+// not already well spread still fill the shards and slots evenly.
+func mix(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// Add lists seq under key; a seq already listed under key is not listed
+// twice. It fails only when the shard's postings would span 2³¹ seqs.
+func (x *Index) Add(key, seq uint64) error {
+	sh, fp := x.locate(key)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if err := sh.fit(seq); err != nil {
+		return err
+	}
+	off := uint32(seq - sh.base)
+	i, found := sh.find(fp)
+	if !found {
+		sh.slots[i] = uint64(fp)<<32 | uint64(off)
+		sh.used++
+		sh.count++
+		if sh.used*maxLoadDen > len(sh.slots)*maxLoadNum {
+			sh.resize(2 * len(sh.slots))
+		}
+		return nil
+	}
+	v := uint32(sh.slots[i])
+	if v&listFlag != 0 {
+		l := &sh.lists[v&^listFlag]
+		at, dup := slices.BinarySearch(*l, off)
+		if !dup {
+			*l = slices.Insert(*l, at, off)
+			sh.count++
+		}
+		return nil
+	}
+	if v == off {
+		return nil
+	}
+	sh.slots[i] = uint64(fp)<<32 | uint64(sh.newList(min(v, off), max(v, off)))
+	sh.count++
+	return nil
+}
+
+// fit makes seq representable as an offset from the shard's base, moving
+// the base down (or, for an empty shard, anywhere) if it must.
+func (sh *shard) fit(seq uint64) error {
+	if sh.count == 0 {
+		sh.base = seq
+		return nil
+	}
+	if seq >= sh.base && seq-sh.base <= maxOffset {
+		return nil
+	}
+	lo, hi := sh.span()
+	lo, hi = min(lo, seq), max(hi, seq)
+	if hi-lo > maxOffset {
+		return fmt.Errorf("%w: seq %d, postings from %d to %d", ErrSpan, seq, lo, hi)
+	}
+	sh.rebase(lo)
+	return nil
+}
+
+// span returns the smallest and largest seq the shard holds (count > 0).
+func (sh *shard) span() (lo, hi uint64) {
+	lo, hi = ^uint64(0), 0
+	for _, s := range sh.slots {
+		if s == 0 {
+			continue
+		}
+		first, last := sh.ends(uint32(s))
+		lo, hi = min(lo, sh.base+uint64(first)), max(hi, sh.base+uint64(last))
+	}
+	return lo, hi
+}
+
+// ends returns the first and last offset of a slot's value.
+func (sh *shard) ends(v uint32) (first, last uint32) {
+	if v&listFlag == 0 {
+		return v, v
+	}
+	l := sh.lists[v&^listFlag]
+	return l[0], l[len(l)-1]
+}
+
+// rebase re-expresses every offset from base, which is at most every seq held.
+func (sh *shard) rebase(base uint64) {
+	d := uint32(sh.base - base) // the seqs all fit in 31 bits above base
+	for i, s := range sh.slots {
+		if s != 0 && uint32(s)&listFlag == 0 {
+			sh.slots[i] = s + uint64(d)
+		}
+	}
+	for _, l := range sh.lists {
+		for j := range l {
+			l[j] += d
+		}
+	}
+	sh.base = base
+}
+
+// find returns the slot holding fp, or the empty slot where it would go.
+func (sh *shard) find(fp uint32) (int, bool) {
+	mask := len(sh.slots) - 1
+	for i := int(fp) & mask; ; i = (i + 1) & mask {
+		s := sh.slots[i]
+		if s == 0 {
+			return i, false
+		}
+		if uint32(s>>32) == fp {
+			return i, true
+		}
+	}
+}
+
+// newList stores a bucket of two offsets and returns its slot value.
+func (sh *shard) newList(a, b uint32) uint32 {
+	if n := len(sh.free); n > 0 {
+		i := sh.free[n-1]
+		sh.free = sh.free[:n-1]
+		sh.lists[i] = append(sh.lists[i][:0], a, b)
+		return i | listFlag
+	}
+	sh.lists = append(sh.lists, []uint32{a, b})
+	return uint32(len(sh.lists)-1) | listFlag
+}
+
+// resize rehashes the shard into n slots (a power of two).
+func (sh *shard) resize(n int) {
+	old := sh.slots
+	sh.slots = make([]uint64, n)
+	for _, s := range old {
+		if s != 0 {
+			i, _ := sh.find(uint32(s >> 32))
+			sh.slots[i] = s
+		}
+	}
+}
+
+// Lookup appends to dst the seqs listed under key that are at least from and
+// below before, ascending, at most max of them; more reports that further
+// ones were left.
+func (x *Index) Lookup(dst []uint64, key, from, before uint64, max int) (out []uint64, more bool) {
+	sh, fp := x.locate(key)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	i, found := sh.find(fp)
+	if !found || before <= from {
+		return dst, false
+	}
+	v := uint32(sh.slots[i])
+	if v&listFlag == 0 {
+		seq := sh.base + uint64(v)
+		if seq < from || seq >= before {
+			return dst, false
+		}
+		if max <= 0 {
+			return dst, true
+		}
+		return append(dst, seq), false
+	}
+	l := sh.lists[v&^listFlag]
+	at := 0
+	if from > sh.base {
+		at, _ = slices.BinarySearch(l, uint32(min(from-sh.base, maxOffset+1)))
+	}
+	n := 0
+	for _, off := range l[at:] {
+		seq := sh.base + uint64(off)
+		if seq >= before {
+			break
+		}
+		if n == max {
+			return dst, true
+		}
+		dst = append(dst, seq)
+		n++
+	}
+	return dst, false
+}
+
+// DropBelow removes every posting of a seq below lo (the documents that have
+// expired) and returns how many it removed. Each shard is rebuilt under its
+// own lock, one after the other.
+func (x *Index) DropBelow(lo uint64) int {
+	dropped := 0
+	for i := range x.shards {
+		dropped += x.shards[i].dropBelow(lo)
+	}
+	return dropped
+}
+
+func (sh *shard) dropBelow(lo uint64) int {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.count == 0 || lo <= sh.base {
+		return 0
+	}
+	var cut uint32 // offsets below cut go
+	if lo-sh.base > maxOffset {
+		cut = maxOffset + 1
+	} else {
+		cut = uint32(lo - sh.base)
+	}
+	before := sh.count
+	old, lists := sh.slots, sh.lists
+	sh.slots, sh.lists, sh.free, sh.used, sh.count = nil, nil, nil, 0, 0
+	kept := make([]uint64, 0, len(old))
+	var keptLists [][]uint32
+	for _, s := range old {
+		if s == 0 {
+			continue
+		}
+		v := uint32(s)
+		if v&listFlag == 0 {
+			if v >= cut {
+				kept = append(kept, s)
+				sh.count++
+			}
+			continue
+		}
+		l := lists[v&^listFlag]
+		at, _ := slices.BinarySearch(l, cut)
+		switch l = l[at:]; len(l) {
+		case 0:
+		case 1:
+			kept = append(kept, s&^0xffffffff|uint64(l[0]))
+			sh.count++
+		default:
+			kept = append(kept, s&^0xffffffff|uint64(len(keptLists))|listFlag)
+			keptLists = append(keptLists, slices.Clone(l))
+			sh.count += len(l)
+		}
+	}
+	sh.lists = keptLists
+	sh.slots = make([]uint64, slotsFor(len(kept)))
+	for _, s := range kept {
+		i, _ := sh.find(uint32(s >> 32))
+		sh.slots[i] = s
+	}
+	sh.used = len(kept)
+	if sh.count > 0 {
+		// Move the base up to the oldest posting left, so the span fits
+		// again however long the stream runs under expiry.
+		lo, _ := sh.span()
+		sh.rebaseUp(lo)
+	}
+	return before - sh.count
+}
+
+// rebaseUp re-expresses every offset from base, which is at least sh.base
+// and at most every seq held.
+func (sh *shard) rebaseUp(base uint64) {
+	d := uint32(base - sh.base)
+	if d == 0 {
+		return
+	}
+	for i, s := range sh.slots {
+		if s != 0 && uint32(s)&listFlag == 0 {
+			sh.slots[i] = s - uint64(d)
+		}
+	}
+	for _, l := range sh.lists {
+		for j := range l {
+			l[j] -= d
+		}
+	}
+	sh.base = base
+}
+
+// slotsFor is the table size for n keys: a power of two, loaded at most to
+// half, so that a rebuilt shard does not grow again at once.
+func slotsFor(n int) int {
+	return max(minSlots, 1<<bits.Len(uint(2*n)))
+}
+
+// Len returns the number of postings.
+func (x *Index) Len() int {
+	n := 0
+	for i := range x.shards {
+		sh := &x.shards[i]
+		sh.mu.RLock()
+		n += sh.count
+		sh.mu.RUnlock()
+	}
+	return n
+}
+
+// Bytes returns the memory the index holds: slot tables and lists.
+func (x *Index) Bytes() int64 {
+	var b int64
+	for i := range x.shards {
+		sh := &x.shards[i]
+		sh.mu.RLock()
+		b += int64(len(sh.slots)) * slotBytes
+		for _, l := range sh.lists {
+			b += listOverhead + 4*int64(cap(l))
+		}
+		sh.mu.RUnlock()
+	}
+	return b
+}
