@@ -105,22 +105,6 @@ func (f *bloom) addAll(hs []uint64) {
 	_ = touched
 }
 
-// mayContainAny reports whether any of hs may have been added. Like addAll it
-// reads every block first, so that their cache misses overlap.
-func (f *bloom) mayContainAny(hs []uint64) bool {
-	var touched uint64
-	for _, h := range hs {
-		touched |= f.block(h)[0].Load()
-	}
-	_ = touched
-	for _, h := range hs {
-		if f.mayContain(h) {
-			return true
-		}
-	}
-	return false
-}
-
 // mayContain reports whether h may have been added; false is certain.
 func (f *bloom) mayContain(h uint64) bool {
 	block := f.block(h)

@@ -64,13 +64,18 @@
 //
 // Readers read the index first and take their Badger snapshot after, so
 // every record a posting leads to is in the snapshot: Put adds a
-// transaction's postings to the index only once it has committed. A
+// transaction's postings to the index only once it has committed, one by
+// one, so a reader running meanwhile may find some of a batch's postings
+// and not the rest, as it may find some of its documents (the single
+// writer's seqs ascend, and lookups ask for seqs below theirs). A
 // posting may lead to a record that is gone (expired): readers skip it. A
 // posting may also, rarely, belong to another key (the index keeps 32-bit
 // fingerprints, see package postings): Exact checks the record's content
 // hash, and the stream verifies every candidate by its sketch. With a TTL,
-// a sweep every TTL/8 (between 1 s and 1 min) drops the postings of seqs
-// below the oldest live record.
+// the Store looks every second for its oldest live record: lookups start
+// from its seq, so a busy bucket's expired postings do not crowd out live
+// ones (MaxBucket), and once an eighth of the seqs written since the last
+// drop have expired, their postings are dropped from the index.
 //
 // # Key filter
 //
@@ -86,10 +91,10 @@
 // twice the keys found and at least Options.FilterKeys. A database of more than
 // ~4M keys gets its filter in the background, the way a
 // growing filter is rebuilt (below): until then a stand-in says "maybe" to
-// every key, so lookups are right and go to Badger. A write (Put, Stage,
-// Publish) adds a key when it queues it, before the transaction commits, so the
-// filter already holds every key a reader's snapshot or the writer's own
-// transaction can see; a write that fails leaves false positives. Keys are never
+// every key, so lookups are right and go to Badger. A write (Put, Stage)
+// adds a key when it queues it, before the transaction commits, so the
+// filter already holds every key a reader's snapshot can see; a write that
+// fails leaves false positives. Keys are never
 // removed: expired keys stay until the filter is rebuilt. Once more keys were
 // added than it was sized for, the next write starts a rebuild at twice the
 // size in the background: it scans a snapshot taken with the writer lock held

@@ -290,7 +290,7 @@ func TestFilterTTL(t *testing.T) {
 			seq-1000, st.FilterKeys, st.FilterBytes, live, grown.FilterBytes)
 	}
 	// The expired documents' postings leave the index at the next sweep.
-	s.sweep()
+	s.sweep(true)
 	if st := s.Stats(); st.Postings > 17*int64(seq-1000) {
 		t.Errorf("after a sweep the index holds %d postings, want at most 17 for each of the %d documents since the expiry", st.Postings, seq-1000)
 	}

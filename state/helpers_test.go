@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/dgraph-io/badger/v4"
 	"go.uber.org/zap/zaptest"
 )
 
@@ -101,4 +102,21 @@ func candidates(t testing.TB, s *Store, bands []uint64, before uint64) ([]uint64
 		t.Fatalf("Candidates(%v, %d): %v", bands, before, err)
 	}
 	return seqsOf(got), capped
+}
+
+// keyValue returns the value stored under key, failing the test if none is.
+func keyValue(t testing.TB, s *Store, key []byte) []byte {
+	t.Helper()
+	var v []byte
+	err := s.db.View(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err == nil {
+			v, err = item.ValueCopy(nil)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatalf("get %q: %v", key, err)
+	}
+	return v
 }

@@ -39,15 +39,17 @@ func (s *Store) indexPublished(txn *badger.Txn) (docs int64, err error) {
 	defer it.Close()
 	for it.Rewind(); it.Valid(); it.Next() {
 		item := it.Item()
-		seq := seqSuffix(item.Key())
+		key := item.Key()
+		if len(key) != publishedKeyLen {
+			return docs, fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
+		}
+		seq := seqSuffix(key)
 		err := item.Value(func(v []byte) error {
 			if len(v)%8 != 0 {
 				return fmt.Errorf("%w: published marker of document %d has %d bytes", ErrCorrupt, seq, len(v))
 			}
 			for i := 0; i < len(v); i += 8 {
-				if err := s.index.Add(binary.BigEndian.Uint64(v[i:]), seq); err != nil {
-					return err
-				}
+				s.addPosting(binary.BigEndian.Uint64(v[i:]), seq)
 			}
 			return nil
 		})
@@ -63,12 +65,27 @@ func (s *Store) indexPublished(txn *badger.Txn) (docs int64, err error) {
 // group's head ('H' hash, 'B' band key → its smallest seq) and its other
 // postings ('h' hash seq, 'b' band key seq), under the index key of the head.
 func (s *Store) indexLegacy(txn *badger.Txn) (n int64, err error) {
-	for _, prefix := range []byte{prefixHashHead, prefixBucketHead} {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefix}, PrefetchValues: true})
+	groups := []struct {
+		head, more       byte
+		headLen, moreLen int
+	}{
+		{prefixHashHead, prefixHash, hashHeadLen, hashKeyLen},
+		{prefixBucketHead, prefixPosting, bucketLen, postingKeyLen},
+	}
+	badKey := func(key []byte, want int) error {
+		return fmt.Errorf("%w: format-2 posting key %x has %d bytes, want %d", ErrCorrupt, key, len(key), want)
+	}
+	for _, g := range groups {
+		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{g.head}, PrefetchValues: true})
 		for it.Rewind(); it.Valid() && err == nil; it.Next() {
+			key := it.Item().Key()
+			if len(key) != g.headLen {
+				err = badKey(key, g.headLen)
+				break
+			}
 			var seq uint64
 			if seq, err = seqValue(it.Item()); err == nil {
-				err = s.index.Add(keyHash(it.Item().Key()), seq)
+				s.addPosting(keyHash(key), seq)
 				n++
 			}
 		}
@@ -76,21 +93,15 @@ func (s *Store) indexLegacy(txn *badger.Txn) (n int64, err error) {
 		if err != nil {
 			return n, err
 		}
-	}
-	for _, p := range []struct {
-		prefix, head byte
-		keyLen       int
-	}{{prefixHash, prefixHashHead, hashKeyLen}, {prefixPosting, prefixBucketHead, postingKeyLen}} {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{p.prefix}})
+		it = txn.NewIterator(badger.IteratorOptions{Prefix: []byte{g.more}})
 		var head [bucketLen]byte
-		for it.Rewind(); it.Valid() && err == nil; it.Next() {
+		for it.Rewind(); it.Valid(); it.Next() {
 			key := it.Item().Key()
-			if len(key) != p.keyLen {
-				err = fmt.Errorf("%w: posting key %x has %d bytes, want %d", ErrCorrupt, key, len(key), p.keyLen)
+			if len(key) != g.moreLen {
+				err = badKey(key, g.moreLen)
 				break
 			}
-			h := append(append(head[:0], p.head), key[1:len(key)-8]...)
-			err = s.index.Add(keyHash(h), seqSuffix(key))
+			s.addPosting(keyHash(append(append(head[:0], g.head), key[1:len(key)-8]...)), seqSuffix(key))
 			n++
 		}
 		it.Close()
@@ -101,16 +112,23 @@ func (s *Store) indexLegacy(txn *badger.Txn) (n int64, err error) {
 	return n, nil
 }
 
-// sweepInterval is how often a store with a TTL drops the postings of
-// expired documents from the index: an eighth of the TTL, between a second
-// and a minute, so the index holds at most a little more than the TTL's
-// documents.
-func sweepInterval(ttl time.Duration) time.Duration {
-	return min(max(ttl/8, time.Second), time.Minute)
+// addPosting adds one posting to the index, counting what the index drops
+// to keep a shard's seqs within 2³¹ of each other (never, in practice) and
+// saying so once.
+func (s *Store) addPosting(key, seq uint64) {
+	if n := s.index.Add(key, seq); n > 0 && s.indexDropped.Add(int64(n)) == int64(n) {
+		s.log.Warn("the postings index dropped postings more than 2^31 sequence numbers older than the newest (see package state/postings)",
+			zap.Int("postings", n), zap.Uint64("seq", seq))
+	}
 }
 
-// startSweep starts the goroutine that drops expired postings, for a store
-// with a TTL; Close stops it.
+// sweepInterval is how often a store with a TTL looks for the oldest live
+// record, which lookups start from, and drops expired postings from the
+// index once a good share of them has expired.
+const sweepInterval = time.Second
+
+// startSweep starts the goroutine that follows expiry, for a store with a
+// TTL; Close stops it.
 func (s *Store) startSweep() {
 	if s.opt.TTL <= 0 {
 		return
@@ -119,14 +137,14 @@ func (s *Store) startSweep() {
 	s.sweepDone = make(chan struct{})
 	go func() {
 		defer close(s.sweepDone)
-		t := time.NewTicker(sweepInterval(s.opt.TTL))
+		t := time.NewTicker(sweepInterval)
 		defer t.Stop()
 		for {
 			select {
 			case <-s.sweepStop:
 				return
 			case <-t.C:
-				s.sweep()
+				s.sweep(false)
 			}
 		}
 	}()
@@ -139,23 +157,32 @@ func (s *Store) stopSweep() {
 	}
 }
 
-// sweep drops from the index the postings of every seq below the oldest
-// stored record: their records have expired. It runs beside the writer: a
-// document written from now on has a seq at least that old record's (the
-// single writer stores seqs in ascending order, and a document published
-// again was found by its record), so none of its postings is dropped.
-func (s *Store) sweep() {
+// sweep raises liveFrom to the oldest stored record, so that lookups skip
+// the postings of expired documents rather than spend their per-bucket
+// reads (MaxBucket) on them, and drops those postings from the index once
+// they are an eighth of what it has held since the last drop (or always,
+// with force). Every record below liveFrom has expired, and it stays so:
+// a document written from now on has a larger seq (the single writer stores
+// seqs in ascending order, and a document published again was found by its
+// record, so it is not below the oldest record).
+func (s *Store) sweep(force bool) {
 	if s.enter() != nil {
 		return
 	}
 	defer s.leave()
+	s.sweepMu.Lock()
+	defer s.sweepMu.Unlock()
 	lo, ok := s.firstLiveSeq()
-	if !ok || lo <= s.swept {
+	if !ok {
+		return
+	}
+	raise(&s.liveFrom, lo)
+	if lo <= s.swept || (!force && lo-s.swept < (s.stored.Load()-s.swept)/8) {
 		return
 	}
 	start := time.Now()
 	n := s.index.DropBelow(lo)
 	s.swept = lo
 	s.log.Debug("expired postings dropped", zap.Int("postings", n), zap.Uint64("below_seq", lo),
-		zap.Int64("index_bytes", s.index.Bytes()), zap.Duration("took", time.Since(start)))
+		zap.Duration("took", time.Since(start)))
 }

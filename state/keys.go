@@ -111,7 +111,7 @@ func seqSuffix(key []byte) uint64 {
 // then takes at most 7 bytes and so cannot be mistaken for the 8-byte form.
 const maxVarintSeq = 1<<49 - 1
 
-// appendSeqValue appends the value of a head or replay key: seq as a uvarint
+// appendSeqValue appends the value of a replay key: seq as a uvarint
 // (3 bytes up to 2,097,151), or big-endian in 8 bytes above maxVarintSeq.
 // States written before issue 11 hold the 8-byte form throughout;
 // decodeSeqValue reads both.

@@ -90,7 +90,9 @@ func TestEightByteSeqValues(t *testing.T) {
 			txn.Set(appendReplayKey(nil, d1.ID, d1.ContentHash), eight(1)),
 			txn.Set(appendReplayKey(nil, d2.ID, d2.ContentHash), eight(2)),
 			txn.Set(appendHashHead(nil, d1.ContentHash), eight(1)),
-			txn.Set(appendHashHead(nil, d2.ContentHash), eight(2)),
+			// doc 2's hash group: a head whose record is gone, and doc 2
+			txn.Set(appendHashHead(nil, d2.ContentHash), eight(900)),
+			txn.Set(appendHashKey(nil, d2.ContentHash, 2), nil),
 			txn.Set(appendBucketHead(nil, 0, 10), eight(1)),
 			txn.Set(appendBucketHead(nil, 1, 20), eight(1)),
 			txn.Set(appendBucketHead(nil, 0, 30), eight(2)),
@@ -120,7 +122,7 @@ func TestEightByteSeqValues(t *testing.T) {
 		t.Errorf("Replayed doc 1 = %d, %v, %v", d.Seq, ok, err)
 	}
 	if d, ok, err := s.Exact(d3.ContentHash, 4); err != nil || !ok || d.Seq != 2 {
-		t.Errorf("Exact(doc 2's hash) = %d, %v, %v; want doc 2 from its 8-byte head", d.Seq, ok, err)
+		t.Errorf("Exact(doc 2's hash) = %d, %v, %v; want doc 2 from its format-2 posting", d.Seq, ok, err)
 	}
 	got, _, err := s.Candidates(nil, []uint64{10, 20}, 4)
 	if err != nil || !slices.Equal(seqsOf(got), []uint64{1, 3}) {

@@ -65,7 +65,7 @@ const exactWindow = 4
 func (s *Store) exact(hash, before uint64) (Doc, bool, error) {
 	key := groupKey(hash)
 	var buf [exactWindow]uint64
-	seqs, more := s.index.Lookup(buf[:0], key, 0, before, exactWindow)
+	seqs, more := s.index.Lookup(buf[:0], key, s.liveFrom.Load(), before, exactWindow)
 	if len(seqs) == 0 {
 		return Doc{}, false, nil
 	}
@@ -82,7 +82,6 @@ func (s *Store) exact(hash, before uint64) (Doc, bool, error) {
 			return Doc{}, false, nil
 		}
 		// Rare: the earliest records expired or belong to another hash.
-		// Postings added since txn was taken all lead to seqs >= before.
 		seqs, more = s.index.Lookup(seqs[:0], key, seqs[len(seqs)-1]+1, before, exactWindow)
 	}
 }
@@ -184,12 +183,14 @@ func (s *Store) keyBand(i int) int {
 }
 
 // postings appends to seqs the seqs below before listed in the buckets of
-// bands in the in-memory index, at most MaxBucket per bucket, the earliest.
+// bands in the in-memory index, at most MaxBucket per bucket, the earliest
+// not known to have expired (liveFrom).
 func (s *Store) postings(seqs, bands []uint64, before uint64) ([]uint64, Capped) {
 	var capped Capped
+	from := s.liveFrom.Load()
 	for i, key := range bands {
 		var cut bool
-		seqs, cut = s.index.Lookup(seqs, bucketKey(s.keyBand(i), key), 0, before, s.opt.MaxBucket)
+		seqs, cut = s.index.Lookup(seqs, bucketKey(s.keyBand(i), key), from, before, s.opt.MaxBucket)
 		if cut {
 			capped.Buckets++
 		}
@@ -232,9 +233,8 @@ func (s *Store) Get(seq uint64) (Doc, bool, error) {
 	return d, ok, nil
 }
 
-// getSeq reads a key whose value is a seq: a replay key, or the head of a group
-// (content hash or band bucket), which holds the group's smallest seq. It reads
-// Badger only if the key filter f may hold the key. f must be loaded after txn
+// getSeq reads a replay key, whose value is a seq. It reads Badger only if
+// the key filter f may hold the key. f must be loaded after txn
 // was created: every key committed before then is in it, so the filter never
 // changes what txn would read. (A lookup may also consult the filter before it
 // creates txn: if no key it needs is there, none was committed at that instant,
@@ -254,7 +254,8 @@ func getSeq(txn *badger.Txn, f *bloom, key []byte) (uint64, bool, error) {
 	return seq, err == nil, err
 }
 
-// seqValue reads the seq held by a head or replay key (appendSeqValue).
+// seqValue reads the seq held by a replay key, or a format-2 group head
+// (appendSeqValue).
 func seqValue(item *badger.Item) (seq uint64, err error) {
 	err = item.Value(func(v []byte) error {
 		var ok bool

@@ -92,19 +92,26 @@ type Store struct {
 	writeMu sync.Mutex    // serialises writes: Put, Stage, Publish, SetCluster(s)
 	arenas  batchArenas   // the last write's buffers, for the next; guarded by writeMu
 
-	// filter holds every replay key and group head stored or being written;
+	// filter holds every replay key stored or being written;
 	// growFilter starts building a larger one, and while it is being built
 	// growth lists the keys written meanwhile (see growFilter).
 	filter atomic.Pointer[bloom]
 	growth atomic.Pointer[filterGrowth]
 
 	// index holds every published document's postings (content-hash
-	// group, band buckets); loadIndex builds it at Open. swept is the seq
-	// below which sweep has dropped them, guarded by the sweep goroutine.
+	// group, band buckets); loadIndex builds it at Open. With a TTL,
+	// liveFrom is a lower bound of the live records' seqs, which lookups
+	// start from (postings below it lead to expired records), and swept
+	// the seq below which sweep has dropped the postings.
 	index     *postings.Index
+	liveFrom  atomic.Uint64
+	sweepMu   sync.Mutex // guards swept
 	swept     uint64
 	sweepStop chan struct{} // nil when no sweep goroutine runs
 	sweepDone chan struct{}
+	// indexDropped counts postings the index dropped to keep a shard's
+	// seqs within 2³¹ (package postings); it stays 0 in practice.
+	indexDropped atomic.Int64
 
 	mu     sync.Mutex // guards closed and active
 	idle   sync.Cond  // signalled when active drops to 0 after close
@@ -134,11 +141,20 @@ func Open(o Options) (*Store, error) {
 	}
 	s := &Store{db: db, opt: o, log: o.Logger}
 	s.idle.L = &s.mu
-	if err := db.Update(s.load); err != nil {
-		_ = db.Close()
-		return nil, fmt.Errorf("open state %s: %w", where(o), err)
+	var raise bool
+	err = db.Update(func(txn *badger.Txn) (err error) {
+		raise, err = s.load(txn)
+		return err
+	})
+	if err == nil {
+		err = s.loadIndex()
 	}
-	if err := s.loadIndex(); err != nil {
+	if err == nil && raise { // only once this build has read all of it
+		err = db.Update(func(txn *badger.Txn) error {
+			return txn.Set(metaKey(metaFormat), binary.BigEndian.AppendUint64(nil, formatVersion))
+		})
+	}
+	if err != nil {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", where(o), err)
 	}
@@ -155,57 +171,60 @@ func where(o Options) string {
 	return o.Dir
 }
 
-// load checks the stored format and sketch version, writing them on first open,
-// and restores the sequence and document counters.
-func (s *Store) load(txn *badger.Txn) error {
-	if err := checkFormat(txn); err != nil {
-		return err
+// load checks the stored format and sketch version, writing them on first
+// open, and restores the sequence and document counters. raise says the
+// state is of an earlier format, whose marker Open raises once it has
+// loaded the index.
+func (s *Store) load(txn *badger.Txn) (raise bool, err error) {
+	if raise, err = checkFormat(txn); err != nil {
+		return false, err
 	}
 	sketch, err := checkSketch(txn, s.opt.SketchVersion)
 	if err != nil {
-		return err
+		return false, err
 	}
 	next, _, err := getUint(txn, metaSeq)
 	if err != nil {
-		return err
+		return false, err
 	}
 	written, _, err := getUint(txn, metaDocs)
 	if err != nil {
-		return err
+		return false, err
 	}
 	// Put persists "seq" in every transaction; the last record is a second opinion.
 	last, err := lastDocSeq(txn)
 	if err != nil {
-		return err
+		return false, err
 	}
 	next = max(next, last+1)
 	s.sketch = sketch
 	s.next.Store(next)
 	s.stored.Store(next)
 	s.written.Store(written)
-	return nil
+	return raise, nil
 }
 
-func checkFormat(txn *badger.Txn) error {
+// checkFormat checks the stored format marker, writing it in a new
+// database; raise says it is an earlier format this build reads (and, from
+// now on, writes its own).
+func checkFormat(txn *badger.Txn) (raise bool, err error) {
 	format, ok, err := getUint(txn, metaFormat)
 	switch {
 	case err != nil:
-		return err
+		return false, err
 	case ok && (format < 1 || format > formatVersion):
-		return fmt.Errorf("state: stored format %d, this build reads formats 1 to %d", format, formatVersion)
-	case ok && format == formatVersion:
-		return nil
-	case ok: // an earlier format this build reads; from now on it writes its own
-		return txn.Set(metaKey(metaFormat), binary.BigEndian.AppendUint64(nil, formatVersion))
+		return false, fmt.Errorf("state: stored format %d, this build reads formats 1 to %d", format, formatVersion)
+	case ok:
+		return format < formatVersion, nil
 	}
 	it := txn.NewIterator(badger.IteratorOptions{})
 	it.Rewind()
 	empty := !it.Valid()
 	it.Close()
 	if !empty {
-		return errors.New("state: database has data but no format marker (not a dedupstream state?)")
+		return false, errors.New("state: database has data but no format marker (not a dedupstream state?)")
 	}
-	return txn.Set(metaKey(metaFormat), binary.BigEndian.AppendUint64(nil, formatVersion))
+	return false, txn.Set(metaKey(metaFormat), binary.BigEndian.AppendUint64(nil, formatVersion))
 }
 
 func checkSketch(txn *badger.Txn, configured string) (string, error) {

@@ -324,9 +324,7 @@ func (w *batch) commit() error {
 	// marker they lead to is committed before a reader can find them. The
 	// postings of a document that did not fit stay for the next one.
 	for _, p := range w.pending[:w.inTxn] {
-		if err := s.index.Add(p.key, p.seq); err != nil {
-			return fmt.Errorf("index posting of document %d: %w", p.seq, err)
-		}
+		s.addPosting(p.key, p.seq)
 	}
 	w.pending = w.pending[:copy(w.pending, w.pending[w.inTxn:])]
 	w.inTxn = 0

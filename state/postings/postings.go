@@ -19,14 +19,15 @@
 // posting leads to, as the state does: a candidate is verified by its
 // sketch, an exact match by its content hash.
 //
-// Seqs are stored as 31-bit offsets from a per-shard base. A shard whose
-// postings would span 2³¹ seqs or more refuses the posting (Add's error);
-// with expiry (DropBelow) the base moves up with the oldest posting left.
+// Seqs are stored as 31-bit offsets from a per-shard base, so a shard holds
+// the postings of at most 2³¹ consecutive seqs: a posting 2³¹ seqs or more
+// above the oldest ones drops those (Add reports how many). The state's
+// seqs are dense, so this takes two billion documents stored in one index,
+// whose postings alone would need ~300 GB; with expiry (DropBelow) the base
+// moves up with the oldest posting left.
 package postings
 
 import (
-	"errors"
-	"fmt"
 	"math/bits"
 	"slices"
 	"sync"
@@ -47,13 +48,11 @@ const (
 	listOverhead = 24 // a slice header
 )
 
-// ErrSpan is wrapped by Add's error when a shard would hold seqs 2³¹ or
-// more apart.
-var ErrSpan = errors.New("postings: seqs too far apart for one index shard")
-
-// Index maps 64-bit keys to ascending seqs. Add and DropBelow may be called
-// from one goroutine at a time; Lookup, Len and Bytes from any number,
-// concurrently with them.
+// Index maps 64-bit keys to ascending seqs. It is safe for concurrent use:
+// every method holds the lock of the shard it reads or changes (DropBelow,
+// Len and Bytes take each shard's in turn), so a lookup sees each key's
+// postings before or after an Add, never halfway; it may see some of the
+// postings of a batch added one by one and not the rest.
 type Index struct {
 	shards [shardCount]shard
 }
@@ -64,15 +63,15 @@ type shard struct {
 	used  int        // slots in use
 	base  uint64     // seq offsets are from base; valid once count > 0
 	lists [][]uint32 // buckets of two or more postings: offsets, ascending
-	free  []uint32   // indexes of emptied lists
 	count int        // postings
+	bytes int64      // of slots and lists
 }
 
 // New returns an empty index.
 func New() *Index {
 	x := &Index{}
 	for i := range x.shards {
-		x.shards[i].slots = make([]uint64, minSlots)
+		x.shards[i].setSlots(make([]uint64, minSlots))
 	}
 	return x
 }
@@ -100,13 +99,15 @@ func mix(h uint64) uint64 {
 }
 
 // Add lists seq under key; a seq already listed under key is not listed
-// twice. It fails only when the shard's postings would span 2³¹ seqs.
-func (x *Index) Add(key, seq uint64) error {
+// twice. dropped counts the postings it removed, or did not add, to keep
+// the shard's seqs within 2³¹ of each other (see the package documentation):
+// 0 but for an index of two billion documents.
+func (x *Index) Add(key, seq uint64) (dropped int) {
 	sh, fp := x.locate(key)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if err := sh.fit(seq); err != nil {
-		return err
+	if dropped = sh.fit(seq); dropped < 0 {
+		return 1 // seq itself is the one too old
 	}
 	off := uint32(seq - sh.base)
 	i, found := sh.find(fp)
@@ -117,43 +118,53 @@ func (x *Index) Add(key, seq uint64) error {
 		if sh.used*maxLoadDen > len(sh.slots)*maxLoadNum {
 			sh.resize(2 * len(sh.slots))
 		}
-		return nil
+		return dropped
 	}
 	v := uint32(sh.slots[i])
 	if v&listFlag != 0 {
 		l := &sh.lists[v&^listFlag]
 		at, dup := slices.BinarySearch(*l, off)
 		if !dup {
+			was := cap(*l)
 			*l = slices.Insert(*l, at, off)
+			sh.bytes += 4 * int64(cap(*l)-was)
 			sh.count++
 		}
-		return nil
+		return dropped
 	}
 	if v == off {
-		return nil
+		return dropped
 	}
 	sh.slots[i] = uint64(fp)<<32 | uint64(sh.newList(min(v, off), max(v, off)))
 	sh.count++
-	return nil
+	return dropped
 }
 
 // fit makes seq representable as an offset from the shard's base, moving
-// the base down (or, for an empty shard, anywhere) if it must.
-func (sh *shard) fit(seq uint64) error {
+// the base down (or, for an empty shard, anywhere) if it must. Where the
+// shard's seqs and seq would span more than 2³¹, it drops the oldest
+// postings and returns how many; -1 says seq itself is too old to hold.
+func (sh *shard) fit(seq uint64) int {
 	if sh.count == 0 {
 		sh.base = seq
-		return nil
+		return 0
 	}
 	if seq >= sh.base && seq-sh.base <= maxOffset {
-		return nil
+		return 0
 	}
 	lo, hi := sh.span()
-	lo, hi = min(lo, seq), max(hi, seq)
-	if hi-lo > maxOffset {
-		return fmt.Errorf("%w: seq %d, postings from %d to %d", ErrSpan, seq, lo, hi)
+	if seq < lo && hi-seq > maxOffset {
+		return -1
 	}
-	sh.rebase(lo)
-	return nil
+	if seq > hi && seq-lo > maxOffset {
+		dropped := sh.dropBelow(seq - maxOffset)
+		if sh.count == 0 {
+			sh.base = seq
+		}
+		return dropped
+	}
+	sh.rebase(min(lo, seq))
+	return 0
 }
 
 // span returns the smallest and largest seq the shard holds (count > 0).
@@ -178,17 +189,17 @@ func (sh *shard) ends(v uint32) (first, last uint32) {
 	return l[0], l[len(l)-1]
 }
 
-// rebase re-expresses every offset from base, which is at most every seq held.
+// rebase re-expresses every offset from base, which is at most every seq
+// held, and within 2³¹ of them all.
 func (sh *shard) rebase(base uint64) {
-	d := uint32(sh.base - base) // the seqs all fit in 31 bits above base
 	for i, s := range sh.slots {
 		if s != 0 && uint32(s)&listFlag == 0 {
-			sh.slots[i] = s + uint64(d)
+			sh.slots[i] = s&^0xffffffff | (sh.base + uint64(uint32(s)) - base)
 		}
 	}
 	for _, l := range sh.lists {
-		for j := range l {
-			l[j] += d
+		for j, off := range l {
+			l[j] = uint32(sh.base + uint64(off) - base)
 		}
 	}
 	sh.base = base
@@ -210,20 +221,21 @@ func (sh *shard) find(fp uint32) (int, bool) {
 
 // newList stores a bucket of two offsets and returns its slot value.
 func (sh *shard) newList(a, b uint32) uint32 {
-	if n := len(sh.free); n > 0 {
-		i := sh.free[n-1]
-		sh.free = sh.free[:n-1]
-		sh.lists[i] = append(sh.lists[i][:0], a, b)
-		return i | listFlag
-	}
 	sh.lists = append(sh.lists, []uint32{a, b})
+	sh.bytes += listOverhead + 8
 	return uint32(len(sh.lists)-1) | listFlag
+}
+
+// setSlots replaces the shard's slot table, keeping its byte count.
+func (sh *shard) setSlots(slots []uint64) {
+	sh.bytes += slotBytes * int64(len(slots)-len(sh.slots))
+	sh.slots = slots
 }
 
 // resize rehashes the shard into n slots (a power of two).
 func (sh *shard) resize(n int) {
 	old := sh.slots
-	sh.slots = make([]uint64, n)
+	sh.setSlots(make([]uint64, n))
 	for _, s := range old {
 		if s != 0 {
 			i, _ := sh.find(uint32(s >> 32))
@@ -265,7 +277,7 @@ func (x *Index) Lookup(dst []uint64, key, from, before uint64, max int) (out []u
 		if seq >= before {
 			break
 		}
-		if n == max {
+		if n >= max {
 			return dst, true
 		}
 		dst = append(dst, seq)
@@ -275,19 +287,21 @@ func (x *Index) Lookup(dst []uint64, key, from, before uint64, max int) (out []u
 }
 
 // DropBelow removes every posting of a seq below lo (the documents that have
-// expired) and returns how many it removed. Each shard is rebuilt under its
-// own lock, one after the other.
+// expired) and returns how many it removed. Each shard that holds one is
+// rebuilt under its own lock, one after the other.
 func (x *Index) DropBelow(lo uint64) int {
 	dropped := 0
 	for i := range x.shards {
-		dropped += x.shards[i].dropBelow(lo)
+		sh := &x.shards[i]
+		sh.mu.Lock()
+		dropped += sh.dropBelow(lo)
+		sh.mu.Unlock()
 	}
 	return dropped
 }
 
+// dropBelow is DropBelow for one shard, whose lock the caller holds.
 func (sh *shard) dropBelow(lo uint64) int {
-	sh.mu.Lock()
-	defer sh.mu.Unlock()
 	if sh.count == 0 || lo <= sh.base {
 		return 0
 	}
@@ -299,7 +313,7 @@ func (sh *shard) dropBelow(lo uint64) int {
 	}
 	before := sh.count
 	old, lists := sh.slots, sh.lists
-	sh.slots, sh.lists, sh.free, sh.used, sh.count = nil, nil, nil, 0, 0
+	sh.slots, sh.lists, sh.used, sh.count, sh.bytes = nil, nil, 0, 0, 0
 	kept := make([]uint64, 0, len(old))
 	var keptLists [][]uint32
 	for _, s := range old {
@@ -323,12 +337,16 @@ func (sh *shard) dropBelow(lo uint64) int {
 			sh.count++
 		default:
 			kept = append(kept, s&^0xffffffff|uint64(len(keptLists))|listFlag)
-			keptLists = append(keptLists, slices.Clone(l))
+			if at > 0 {
+				l = slices.Clone(l)
+			}
+			keptLists = append(keptLists, l)
 			sh.count += len(l)
+			sh.bytes += listOverhead + 4*int64(cap(l))
 		}
 	}
 	sh.lists = keptLists
-	sh.slots = make([]uint64, slotsFor(len(kept)))
+	sh.setSlots(make([]uint64, slotsFor(len(kept))))
 	for _, s := range kept {
 		i, _ := sh.find(uint32(s >> 32))
 		sh.slots[i] = s
@@ -338,29 +356,9 @@ func (sh *shard) dropBelow(lo uint64) int {
 		// Move the base up to the oldest posting left, so the span fits
 		// again however long the stream runs under expiry.
 		lo, _ := sh.span()
-		sh.rebaseUp(lo)
+		sh.rebase(lo)
 	}
 	return before - sh.count
-}
-
-// rebaseUp re-expresses every offset from base, which is at least sh.base
-// and at most every seq held.
-func (sh *shard) rebaseUp(base uint64) {
-	d := uint32(base - sh.base)
-	if d == 0 {
-		return
-	}
-	for i, s := range sh.slots {
-		if s != 0 && uint32(s)&listFlag == 0 {
-			sh.slots[i] = s - uint64(d)
-		}
-	}
-	for _, l := range sh.lists {
-		for j := range l {
-			l[j] -= d
-		}
-	}
-	sh.base = base
 }
 
 // slotsFor is the table size for n keys: a power of two, loaded at most to
@@ -387,10 +385,7 @@ func (x *Index) Bytes() int64 {
 	for i := range x.shards {
 		sh := &x.shards[i]
 		sh.mu.RLock()
-		b += int64(len(sh.slots)) * slotBytes
-		for _, l := range sh.lists {
-			b += listOverhead + 4*int64(cap(l))
-		}
+		b += sh.bytes
 		sh.mu.RUnlock()
 	}
 	return b
