@@ -12,7 +12,9 @@
 // readers on any number of goroutines interleave with the one writer, and a
 // shard that grows rehashes only its own slots (well under a millisecond at
 // a million documents). A slot holds a 32-bit fingerprint of the key and
-// either one seq or a reference to the shard's list of seqs. Keys are not
+// either one seq or a reference to a list of seqs in the shard's pool, one
+// []uint32 for all its lists. Neither holds a pointer, so the garbage
+// collector has nothing to scan in an index of any size. Keys are not
 // stored: two keys of one shard with the same fingerprint share a bucket
 // (for a shard holding n keys, a lookup of an absent key finds a false
 // bucket with probability about n/2³²). Callers must therefore check what a
@@ -38,14 +40,14 @@ import (
 const shardBits = 8
 
 const (
-	shardCount   = 1 << shardBits
-	minSlots     = 8
-	listFlag     = 1 << 31 // slot value: a list index, not a seq offset
-	maxOffset    = listFlag - 1
-	maxLoadNum   = 4 // grow past a load of maxLoadNum/maxLoadDen
-	maxLoadDen   = 5
-	slotBytes    = 8
-	listOverhead = 24 // a slice header
+	shardCount = 1 << shardBits
+	minSlots   = 8
+	listFlag   = 1 << 31 // slot value: a list index, not a seq offset
+	maxOffset  = listFlag - 1
+	maxLoadNum = 4 // grow past a load of maxLoadNum/maxLoadDen
+	maxLoadDen = 5
+	slotBytes  = 8
+	listHead   = 2 // a list in the pool: its length, its capacity, then the offsets
 )
 
 // Index maps 64-bit keys to ascending seqs. It is safe for concurrent use:
@@ -58,20 +60,20 @@ type Index struct {
 }
 
 type shard struct {
-	mu    sync.RWMutex
-	slots []uint64   // fingerprint<<32 | value; 0 is empty
-	used  int        // slots in use
-	base  uint64     // seq offsets are from base; valid once count > 0
-	lists [][]uint32 // buckets of two or more postings: offsets, ascending
-	count int        // postings
-	bytes int64      // of slots and lists
+	mu      sync.RWMutex
+	slots   []uint64 // fingerprint<<32 | value; 0 is empty
+	used    int      // slots in use
+	base    uint64   // seq offsets are from base; valid once count > 0
+	pool    []uint32 // lists: buckets of two or more postings, offsets ascending
+	garbage int      // words of pool no slot refers to any more
+	count   int      // postings
 }
 
 // New returns an empty index.
 func New() *Index {
 	x := &Index{}
 	for i := range x.shards {
-		x.shards[i].setSlots(make([]uint64, minSlots))
+		x.shards[i].slots = make([]uint64, minSlots)
 	}
 	return x
 }
@@ -121,23 +123,99 @@ func (x *Index) Add(key, seq uint64) (dropped int) {
 		return dropped
 	}
 	v := uint32(sh.slots[i])
-	if v&listFlag != 0 {
-		l := &sh.lists[v&^listFlag]
-		at, dup := slices.BinarySearch(*l, off)
-		if !dup {
-			was := cap(*l)
-			*l = slices.Insert(*l, at, off)
-			sh.bytes += 4 * int64(cap(*l)-was)
+	switch {
+	case v&listFlag != 0:
+		if ref, added := sh.insert(v&^listFlag, off); added {
+			sh.slots[i] = uint64(fp)<<32 | uint64(ref|listFlag)
 			sh.count++
+			sh.compactIfWasteful()
 		}
-		return dropped
+	case v != off:
+		sh.slots[i] = uint64(fp)<<32 | uint64(sh.newList(min(v, off), max(v, off))|listFlag)
+		sh.count++
 	}
-	if v == off {
-		return dropped
-	}
-	sh.slots[i] = uint64(fp)<<32 | uint64(sh.newList(min(v, off), max(v, off)))
-	sh.count++
 	return dropped
+}
+
+// list returns the offsets of the list at ref, in the pool.
+func (sh *shard) list(ref uint32) []uint32 {
+	return sh.pool[ref+listHead : ref+listHead+sh.pool[ref]]
+}
+
+// newList appends a list of two offsets to the pool and returns its ref.
+func (sh *shard) newList(a, b uint32) uint32 {
+	ref := uint32(len(sh.pool))
+	sh.pool = append(sh.pool, 2, 2, a, b)
+	return ref
+}
+
+// insert adds off to the list at ref, in order, unless it is there; the
+// list moves to the end of the pool, at twice the capacity, when full.
+func (sh *shard) insert(ref, off uint32) (uint32, bool) {
+	n, c := sh.pool[ref], sh.pool[ref+1]
+	l := sh.pool[ref+listHead : ref+listHead+n]
+	at, dup := slices.BinarySearch(l, off)
+	if dup {
+		return ref, false
+	}
+	if n < c {
+		l = l[:n+1]
+		copy(l[at+1:], l[at:n])
+		l[at] = off
+		sh.pool[ref]++
+		return ref, true
+	}
+	moved := uint32(len(sh.pool))
+	sh.pool = append(sh.pool, n+1, 2*c)
+	sh.pool = append(sh.pool, l[:at]...)
+	sh.pool = append(sh.pool, off)
+	sh.pool = append(sh.pool, sh.pool[ref+listHead+uint32(at):ref+listHead+n]...)
+	sh.pool = append(sh.pool, make([]uint32, 2*c-(n+1))...)
+	sh.garbage += listHead + int(c)
+	return moved, true
+}
+
+// compactIfWasteful rewrites the pool once more than half of it is lists
+// that moved on, keeping each list's capacity.
+func (sh *shard) compactIfWasteful() {
+	if sh.garbage < 1024 || 2*sh.garbage < len(sh.pool) {
+		return
+	}
+	sh.repool(func(l []uint32) []uint32 { return l }, func(c int) int { return c })
+}
+
+// repool copies the lists the slots refer to into a new pool, each as keep
+// leaves it (a list it empties loses its slot, a list of one becomes a
+// single seq) at the capacity capFor gives it, and returns how many
+// offsets keep removed. The caller rebuilds the slots' table if it must.
+func (sh *shard) repool(keep func([]uint32) []uint32, capFor func(int) int) (removed int) {
+	live := len(sh.pool) - sh.garbage
+	pool := make([]uint32, 0, live+live/4)
+	for i, s := range sh.slots {
+		v := uint32(s)
+		if s == 0 || v&listFlag == 0 {
+			continue
+		}
+		ref := v &^ listFlag
+		l := sh.list(ref)
+		k := keep(l)
+		removed += len(l) - len(k)
+		switch len(k) {
+		case 0:
+			sh.slots[i] = 0 // the caller rebuilds the table: probe runs have holes now
+		case 1:
+			sh.slots[i] = s&^0xffffffff | uint64(k[0])
+		default:
+			c := max(len(k), capFor(int(sh.pool[ref+1])))
+			moved := uint32(len(pool))
+			pool = append(pool, uint32(len(k)), uint32(c))
+			pool = append(pool, k...)
+			pool = append(pool, make([]uint32, c-len(k))...)
+			sh.slots[i] = s&^0xffffffff | uint64(moved|listFlag)
+		}
+	}
+	sh.pool, sh.garbage = pool, 0
+	return removed
 }
 
 // fit makes seq representable as an offset from the shard's base, moving
@@ -185,7 +263,7 @@ func (sh *shard) ends(v uint32) (first, last uint32) {
 	if v&listFlag == 0 {
 		return v, v
 	}
-	l := sh.lists[v&^listFlag]
+	l := sh.list(v &^ listFlag)
 	return l[0], l[len(l)-1]
 }
 
@@ -193,13 +271,15 @@ func (sh *shard) ends(v uint32) (first, last uint32) {
 // held, and within 2³¹ of them all.
 func (sh *shard) rebase(base uint64) {
 	for i, s := range sh.slots {
-		if s != 0 && uint32(s)&listFlag == 0 {
-			sh.slots[i] = s&^0xffffffff | (sh.base + uint64(uint32(s)) - base)
-		}
-	}
-	for _, l := range sh.lists {
-		for j, off := range l {
-			l[j] = uint32(sh.base + uint64(off) - base)
+		switch v := uint32(s); {
+		case s == 0:
+		case v&listFlag == 0:
+			sh.slots[i] = s&^0xffffffff | (sh.base + uint64(v) - base)
+		default:
+			l := sh.list(v &^ listFlag)
+			for j, off := range l {
+				l[j] = uint32(sh.base + uint64(off) - base)
+			}
 		}
 	}
 	sh.base = base
@@ -219,23 +299,10 @@ func (sh *shard) find(fp uint32) (int, bool) {
 	}
 }
 
-// newList stores a bucket of two offsets and returns its slot value.
-func (sh *shard) newList(a, b uint32) uint32 {
-	sh.lists = append(sh.lists, []uint32{a, b})
-	sh.bytes += listOverhead + 8
-	return uint32(len(sh.lists)-1) | listFlag
-}
-
-// setSlots replaces the shard's slot table, keeping its byte count.
-func (sh *shard) setSlots(slots []uint64) {
-	sh.bytes += slotBytes * int64(len(slots)-len(sh.slots))
-	sh.slots = slots
-}
-
 // resize rehashes the shard into n slots (a power of two).
 func (sh *shard) resize(n int) {
 	old := sh.slots
-	sh.setSlots(make([]uint64, n))
+	sh.slots = make([]uint64, n)
 	for _, s := range old {
 		if s != 0 {
 			i, _ := sh.find(uint32(s >> 32))
@@ -266,7 +333,7 @@ func (x *Index) Lookup(dst []uint64, key, from, before uint64, max int) (out []u
 		}
 		return append(dst, seq), false
 	}
-	l := sh.lists[v&^listFlag]
+	l := sh.list(v &^ listFlag)
 	at := 0
 	if from > sh.base {
 		at, _ = slices.BinarySearch(l, uint32(min(from-sh.base, maxOffset+1)))
@@ -312,46 +379,25 @@ func (sh *shard) dropBelow(lo uint64) int {
 		cut = uint32(lo - sh.base)
 	}
 	before := sh.count
-	old, lists := sh.slots, sh.lists
-	sh.slots, sh.lists, sh.used, sh.count, sh.bytes = nil, nil, 0, 0, 0
-	kept := make([]uint64, 0, len(old))
-	var keptLists [][]uint32
-	for _, s := range old {
-		if s == 0 {
-			continue
+	for i, s := range sh.slots { // single seqs; lists below
+		if v := uint32(s); s != 0 && v&listFlag == 0 && v < cut {
+			sh.slots[i] = 0
+			sh.count--
 		}
-		v := uint32(s)
-		if v&listFlag == 0 {
-			if v >= cut {
-				kept = append(kept, s)
-				sh.count++
-			}
-			continue
-		}
-		l := lists[v&^listFlag]
+	}
+	sh.count -= sh.repool(func(l []uint32) []uint32 {
 		at, _ := slices.BinarySearch(l, cut)
-		switch l = l[at:]; len(l) {
-		case 0:
-		case 1:
-			kept = append(kept, s&^0xffffffff|uint64(l[0]))
-			sh.count++
-		default:
-			kept = append(kept, s&^0xffffffff|uint64(len(keptLists))|listFlag)
-			if at > 0 {
-				l = slices.Clone(l)
-			}
-			keptLists = append(keptLists, l)
-			sh.count += len(l)
-			sh.bytes += listOverhead + 4*int64(cap(l))
+		return l[at:]
+	}, func(int) int { return 0 })
+	kept := sh.slots
+	sh.slots, sh.used = make([]uint64, slotsFor(sh.count)), 0
+	for _, s := range kept {
+		if s != 0 {
+			i, _ := sh.find(uint32(s >> 32))
+			sh.slots[i] = s
+			sh.used++
 		}
 	}
-	sh.lists = keptLists
-	sh.setSlots(make([]uint64, slotsFor(len(kept))))
-	for _, s := range kept {
-		i, _ := sh.find(uint32(s >> 32))
-		sh.slots[i] = s
-	}
-	sh.used = len(kept)
 	if sh.count > 0 {
 		// Move the base up to the oldest posting left, so the span fits
 		// again however long the stream runs under expiry.
@@ -379,13 +425,13 @@ func (x *Index) Len() int {
 	return n
 }
 
-// Bytes returns the memory the index holds: slot tables and lists.
+// Bytes returns the memory the index holds: slot tables and list pools.
 func (x *Index) Bytes() int64 {
 	var b int64
 	for i := range x.shards {
 		sh := &x.shards[i]
 		sh.mu.RLock()
-		b += sh.bytes
+		b += slotBytes*int64(len(sh.slots)) + 4*int64(cap(sh.pool))
 		sh.mu.RUnlock()
 	}
 	return b

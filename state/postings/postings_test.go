@@ -112,9 +112,15 @@ func TestIndexAgainstModel(t *testing.T) {
 		var bytes int64
 		for i := range x.shards {
 			sh := &x.shards[i]
-			bytes += slotBytes * int64(len(sh.slots))
-			for _, l := range sh.lists {
-				bytes += listOverhead + 4*int64(cap(l))
+			bytes += slotBytes*int64(len(sh.slots)) + 4*int64(cap(sh.pool))
+			live := 0 // the pool's words that lists the slots refer to hold
+			for _, s := range sh.slots {
+				if v := uint32(s); s != 0 && v&listFlag != 0 {
+					live += listHead + int(sh.pool[v&^listFlag+1])
+				}
+			}
+			if live != len(sh.pool)-sh.garbage || (sh.garbage >= 1024 && 2*sh.garbage >= len(sh.pool)) {
+				t.Fatalf("keys %d, shard %d: %d live words, pool of %d with %d garbage", keys, i, live, len(sh.pool), sh.garbage)
 			}
 		}
 		if x.Bytes() != bytes {
@@ -221,4 +227,30 @@ func TestIndexBytes(t *testing.T) {
 		t.Fatalf("%.1f bytes a posting, want 10-20 (8-byte slots at load 0.4-0.8)", per)
 	}
 	t.Logf("%d postings: %.1f bytes each", n, per)
+}
+
+// TestIndexHotBuckets: buckets that grow to thousands of postings move to
+// the end of their shard's pool each time they fill; once most of the pool
+// is lists that moved on, it is rewritten, and every bucket still holds its
+// postings in order.
+func TestIndexHotBuckets(t *testing.T) {
+	x, m := New(), model{}
+	for seq := uint64(1); seq <= 60000; seq++ {
+		k := seq % 6 // six keys: a few shards, each list doubling again and again
+		x.Add(k, seq)
+		m.add(k, seq)
+	}
+	for i := range x.shards {
+		// Without rewrites the moved lists (2+2, 2+4, … of each) would be
+		// as large as the live ones.
+		if sh := &x.shards[i]; len(sh.pool) > 0 && 2*sh.garbage >= len(sh.pool) {
+			t.Errorf("shard %d: %d of a pool of %d words are garbage", i, sh.garbage, len(sh.pool))
+		}
+	}
+	for k := range m {
+		got, _ := x.Lookup(nil, k, 0, ^uint64(0), 1<<30)
+		if !slices.Equal(got, m[k]) {
+			t.Fatalf("key %d holds %d postings, want %d", k, len(got), len(m[k]))
+		}
+	}
 }
