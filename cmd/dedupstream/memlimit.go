@@ -19,7 +19,10 @@ import (
 // (~563 MiB) in four interleaved pairs (−8% to +5% each), and the anonymous
 // peak was 411–472 MB against 515–559 (BENCHMARKS.md). With 2 MiB tables a
 // limit of 448 MiB had cost 3–14% more CPU: the collector ran back to back
-// whenever the memtables were full.
+// whenever the memtables were full. (Measured before the postings index
+// moved into memory; with it, the limit at 1M is ~620 MiB and the collector
+// runs about once a second at 10k documents/s: BENCHMARKS.md, "Postings in
+// memory".)
 const memoryHeadroom = 96 << 20
 
 // autoMemoryLimit reports whether memory_limit is left to the process: 0,
