@@ -42,7 +42,7 @@ const shardBits = 8
 const (
 	shardCount = 1 << shardBits
 	minSlots   = 8
-	listFlag   = 1 << 31 // slot value: a list index, not a seq offset
+	listFlag   = 1 << 31 // slot value: a list's offset in the pool, not a seq offset
 	maxOffset  = listFlag - 1
 	maxLoadNum = 4 // grow past a load of maxLoadNum/maxLoadDen
 	maxLoadDen = 5
@@ -175,22 +175,29 @@ func (sh *shard) insert(ref, off uint32) (uint32, bool) {
 	return moved, true
 }
 
-// compactIfWasteful rewrites the pool once more than half of it is lists
-// that moved on, keeping each list's capacity.
+// compactFloor is the fewest garbage words worth a rewrite of a pool; a
+// variable so that tests can lower it.
+var compactFloor = 1024
+
+// compactIfWasteful rewrites the pool once a third of it or more is lists
+// that moved on (a list that grows by doubling leaves about its own size
+// behind), keeping each list's capacity.
 func (sh *shard) compactIfWasteful() {
-	if sh.garbage < 1024 || 2*sh.garbage < len(sh.pool) {
+	if sh.garbage < compactFloor || 3*sh.garbage < len(sh.pool) {
 		return
 	}
-	sh.repool(func(l []uint32) []uint32 { return l }, func(c int) int { return c })
+	sh.repool(func(l []uint32) []uint32 { return l }, func(_, c int) int { return c })
 }
 
 // repool copies the lists the slots refer to into a new pool, each as keep
-// leaves it (a list it empties loses its slot, a list of one becomes a
-// single seq) at the capacity capFor gives it, and returns how many
-// offsets keep removed. The caller rebuilds the slots' table if it must.
-func (sh *shard) repool(keep func([]uint32) []uint32, capFor func(int) int) (removed int) {
-	live := len(sh.pool) - sh.garbage
-	pool := make([]uint32, 0, live+live/4)
+// leaves it, at the capacity capFor(its length, its capacity) gives it (at
+// least its length), and returns how many offsets keep removed. A list keep
+// leaves one offset becomes a single seq in its slot; a list it empties
+// loses its slot, which leaves holes in probe runs and used too high: the
+// caller must then rebuild the table. A list's offset in the pool stays
+// below 2³¹ words (8 GiB a shard), far beyond any index that fits in memory.
+func (sh *shard) repool(keep func([]uint32) []uint32, capFor func(n, c int) int) (removed int) {
+	pool := make([]uint32, 0, len(sh.pool)-sh.garbage)
 	for i, s := range sh.slots {
 		v := uint32(s)
 		if s == 0 || v&listFlag == 0 {
@@ -202,17 +209,20 @@ func (sh *shard) repool(keep func([]uint32) []uint32, capFor func(int) int) (rem
 		removed += len(l) - len(k)
 		switch len(k) {
 		case 0:
-			sh.slots[i] = 0 // the caller rebuilds the table: probe runs have holes now
+			sh.slots[i] = 0
 		case 1:
 			sh.slots[i] = s&^0xffffffff | uint64(k[0])
 		default:
-			c := max(len(k), capFor(int(sh.pool[ref+1])))
+			c := max(len(k), capFor(len(k), int(sh.pool[ref+1])))
 			moved := uint32(len(pool))
 			pool = append(pool, uint32(len(k)), uint32(c))
 			pool = append(pool, k...)
 			pool = append(pool, make([]uint32, c-len(k))...)
 			sh.slots[i] = s&^0xffffffff | uint64(moved|listFlag)
 		}
+	}
+	if 2*len(pool) < cap(pool) { // a drop removed much: give the rest back
+		pool = slices.Clone(pool)
 	}
 	sh.pool, sh.garbage = pool, 0
 	return removed
@@ -388,9 +398,19 @@ func (sh *shard) dropBelow(lo uint64) int {
 	sh.count -= sh.repool(func(l []uint32) []uint32 {
 		at, _ := slices.BinarySearch(l, cut)
 		return l[at:]
-	}, func(int) int { return 0 })
-	kept := sh.slots
-	sh.slots, sh.used = make([]uint64, slotsFor(sh.count)), 0
+	}, func(n, c int) int {
+		if 2*n >= c { // little was cut: room to grow, as before
+			return c
+		}
+		return n
+	})
+	kept, keys := sh.slots, 0
+	for _, s := range kept {
+		if s != 0 {
+			keys++
+		}
+	}
+	sh.slots, sh.used = make([]uint64, slotsFor(keys)), 0
 	for _, s := range kept {
 		if s != 0 {
 			i, _ := sh.find(uint32(s >> 32))

@@ -62,6 +62,8 @@ func (m model) len() int {
 // against the model, with few keys so that buckets grow long and many so
 // that shards grow and rehash.
 func TestIndexAgainstModel(t *testing.T) {
+	defer func(n int) { compactFloor = n }(compactFloor)
+	compactFloor = 16 // so that pools are rewritten between the drops too
 	for _, keys := range []int{20, 5000, 200000} {
 		rng := rand.New(rand.NewPCG(uint64(keys), 7))
 		x, m := New(), model{}
@@ -104,28 +106,13 @@ func TestIndexAgainstModel(t *testing.T) {
 				if got, want := x.DropBelow(lo), m.dropBelow(lo); got != want {
 					t.Fatalf("keys %d op %d: DropBelow(%d) = %d, want %d", keys, op, lo, got, want)
 				}
+				checkIndex(t, x)
 			}
 		}
 		if got, want := x.Len(), m.len(); got != want {
 			t.Fatalf("keys %d: Len %d, want %d", keys, got, want)
 		}
-		var bytes int64
-		for i := range x.shards {
-			sh := &x.shards[i]
-			bytes += slotBytes*int64(len(sh.slots)) + 4*int64(cap(sh.pool))
-			live := 0 // the pool's words that lists the slots refer to hold
-			for _, s := range sh.slots {
-				if v := uint32(s); s != 0 && v&listFlag != 0 {
-					live += listHead + int(sh.pool[v&^listFlag+1])
-				}
-			}
-			if live != len(sh.pool)-sh.garbage || (sh.garbage >= 1024 && 2*sh.garbage >= len(sh.pool)) {
-				t.Fatalf("keys %d, shard %d: %d live words, pool of %d with %d garbage", keys, i, live, len(sh.pool), sh.garbage)
-			}
-		}
-		if x.Bytes() != bytes {
-			t.Fatalf("keys %d: Bytes %d, counted %d", keys, x.Bytes(), bytes)
-		}
+		checkIndex(t, x)
 		for k := range m {
 			got, _ := x.Lookup(nil, k, 0, ^uint64(0), 1<<30)
 			if !slices.Equal(got, m[k]) {
@@ -240,17 +227,93 @@ func TestIndexHotBuckets(t *testing.T) {
 		x.Add(k, seq)
 		m.add(k, seq)
 	}
-	for i := range x.shards {
-		// Without rewrites the moved lists (2+2, 2+4, … of each) would be
-		// as large as the live ones.
-		if sh := &x.shards[i]; len(sh.pool) > 0 && 2*sh.garbage >= len(sh.pool) {
-			t.Errorf("shard %d: %d of a pool of %d words are garbage", i, sh.garbage, len(sh.pool))
-		}
-	}
+	// Without rewrites the moved lists (2+2, 2+4, … of each) would be as
+	// large as the live ones.
+	checkIndex(t, x)
 	for k := range m {
 		got, _ := x.Lookup(nil, k, 0, ^uint64(0), 1<<30)
 		if !slices.Equal(got, m[k]) {
 			t.Fatalf("key %d holds %d postings, want %d", k, len(got), len(m[k]))
 		}
 	}
+}
+
+// checkIndex fails unless every shard's bookkeeping holds: used counts the
+// slots in use, the table is at most 80% full, each list its slots refer to
+// holds 2 to its capacity offsets, ascending, in a block of its own inside
+// the pool, the rest of the pool is garbage as counted, there is less of it
+// than a rewrite would leave, count counts the postings, and Bytes adds up.
+func checkIndex(t *testing.T, x *Index) {
+	t.Helper()
+	var bytes int64
+	for i := range x.shards {
+		sh := &x.shards[i]
+		bytes += slotBytes*int64(len(sh.slots)) + 4*int64(cap(sh.pool))
+		used, postings, live := 0, 0, 0
+		owner := make([]int, len(sh.pool)) // slot+1 owning each word, 0 for none
+		for j, s := range sh.slots {
+			if s == 0 {
+				continue
+			}
+			used++
+			v := uint32(s)
+			if v&listFlag == 0 {
+				postings++
+				continue
+			}
+			ref := int(v &^ listFlag)
+			if ref+listHead > len(sh.pool) {
+				t.Fatalf("shard %d slot %d: list at %d past the pool's %d words", i, j, ref, len(sh.pool))
+			}
+			n, c := int(sh.pool[ref]), int(sh.pool[ref+1])
+			if n < 2 || n > c || ref+listHead+c > len(sh.pool) {
+				t.Fatalf("shard %d slot %d: list at %d of %d/%d in a pool of %d", i, j, ref, n, c, len(sh.pool))
+			}
+			if l := sh.list(uint32(ref)); !slices.IsSorted(l) || len(slices.Compact(slices.Clone(l))) != n {
+				t.Fatalf("shard %d slot %d: list %v not strictly ascending", i, j, l)
+			}
+			for w := ref; w < ref+listHead+c; w++ {
+				if owner[w] != 0 {
+					t.Fatalf("shard %d: slots %d and %d share pool word %d", i, owner[w]-1, j, w)
+				}
+				owner[w] = j + 1
+			}
+			postings += n
+			live += listHead + c
+		}
+		switch {
+		case used != sh.used:
+			t.Fatalf("shard %d: %d slots in use, used says %d", i, used, sh.used)
+		case used*maxLoadDen > len(sh.slots)*maxLoadNum:
+			t.Fatalf("shard %d: %d of %d slots in use", i, used, len(sh.slots))
+		case postings != sh.count:
+			t.Fatalf("shard %d: %d postings, count says %d", i, postings, sh.count)
+		case live != len(sh.pool)-sh.garbage:
+			t.Fatalf("shard %d: %d live words, pool of %d with %d garbage", i, live, len(sh.pool), sh.garbage)
+		case sh.garbage >= compactFloor && 3*sh.garbage >= len(sh.pool):
+			t.Fatalf("shard %d: %d of a pool of %d words are garbage", i, sh.garbage, len(sh.pool))
+		}
+	}
+	if x.Bytes() != bytes {
+		t.Fatalf("Bytes %d, counted %d", x.Bytes(), bytes)
+	}
+}
+
+// TestIndexDropShrinksTable: after a drop a shard's table is sized for the
+// keys left, not for their postings: one key of 10,000 postings takes a
+// table of the smallest size.
+func TestIndexDropShrinksTable(t *testing.T) {
+	x := New()
+	const k = 7
+	for seq := uint64(1); seq <= 10000; seq++ {
+		x.Add(k, seq)
+	}
+	if got := x.DropBelow(100); got != 99 {
+		t.Fatalf("DropBelow dropped %d, want 99", got)
+	}
+	sh, _ := x.locate(k)
+	if len(sh.slots) != minSlots {
+		t.Errorf("one key left: a table of %d slots, want %d", len(sh.slots), minSlots)
+	}
+	checkIndex(t, x)
 }
