@@ -120,3 +120,16 @@ func keyValue(t testing.TB, s *Store, key []byte) []byte {
 	}
 	return v
 }
+
+// storedFormat returns the format marker s holds.
+func storedFormat(t testing.TB, s *Store) uint64 {
+	t.Helper()
+	var format uint64
+	if err := s.db.View(func(txn *badger.Txn) (err error) {
+		format, _, err = getUint(txn, metaFormat)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return format
+}

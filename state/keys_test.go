@@ -108,12 +108,8 @@ func TestEightByteSeqValues(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = openDisk(t, dir, Options{})
-	var format uint64
-	if err := s.db.View(func(txn *badger.Txn) (err error) {
-		format, _, err = getUint(txn, metaFormat)
-		return err
-	}); err != nil || format != formatVersion {
-		t.Fatalf("format after opening a format-2 state: %d, %v; want %d", format, err, formatVersion)
+	if format := storedFormat(t, s); format != formatVersion {
+		t.Fatalf("format after opening a format-2 state: %d, want %d", format, formatVersion)
 	}
 	d3 := doc(3, 10, 99)
 	d3.ContentHash = d2.ContentHash

@@ -381,12 +381,8 @@ func TestOpenUpgradesFormat1(t *testing.T) {
 		t.Fatal(err)
 	}
 	s = openDisk(t, dir, Options{})
-	var format uint64
-	if err := s.db.View(func(txn *badger.Txn) (err error) {
-		format, _, err = getUint(txn, metaFormat)
-		return err
-	}); err != nil || format != formatVersion {
-		t.Fatalf("format after opening a format-1 state: %d, %v; want %d", format, err, formatVersion)
+	if format := storedFormat(t, s); format != formatVersion {
+		t.Fatalf("format after opening a format-1 state: %d, want %d", format, formatVersion)
 	}
 	if d, ok, err := s.Replayed(doc(1).ID, doc(1).ContentHash); err != nil || !ok || d.Seq != 1 {
 		t.Errorf("Replayed(doc 1) = %d, %v, %v", d.Seq, ok, err)
