@@ -148,12 +148,13 @@ const (
 )
 
 func (s *Store) newBatch(docs []Doc) *batch {
-	var nkeys, nvals, nentries int
+	var nkeys, nvals, nentries, npostings int
 	for i := range docs {
 		d := &docs[i]
 		nentries += 3
 		nkeys += docKeyLen + replayKeyLen(d.replayKey()) + publishedKeyLen
 		nvals += recordLen(d) + 8*(2+len(d.Bands))
+		npostings += 1 + len(d.Bands)
 	}
 	w := &batch{
 		s:       s,
@@ -162,6 +163,7 @@ func (s *Store) newBatch(docs []Doc) *batch {
 		keys:    reuse(s.arenas.keys, nkeys),
 		vals:    reuse(s.arenas.vals, nvals),
 		entries: reuse(s.arenas.entries, nentries),
+		pending: reuse(s.arenas.pending, npostings),
 	}
 	if s.opt.TTL > 0 {
 		w.expires = expiryOf(time.Now().Add(s.opt.TTL))
@@ -179,6 +181,7 @@ func (s *Store) newBatch(docs []Doc) *batch {
 type batchArenas struct {
 	keys, vals []byte
 	entries    []badger.Entry
+	pending    []posting // the postings for the index, added once committed
 }
 
 // maxKeptArenas bounds the bytes of buffers a Store keeps between writes, so
@@ -351,12 +354,13 @@ func (w *batch) finish() {
 // large, with the entries cleared of what they point to.
 func (w *batch) keep() {
 	const entrySize = int(unsafe.Sizeof(badger.Entry{}))
-	if cap(w.keys)+cap(w.vals)+cap(w.entries)*entrySize > maxKeptArenas {
+	const postingSize = int(unsafe.Sizeof(posting{}))
+	if cap(w.keys)+cap(w.vals)+cap(w.entries)*entrySize+cap(w.pending)*postingSize > maxKeptArenas {
 		w.s.arenas = batchArenas{}
 		return
 	}
 	clear(w.entries)
-	w.s.arenas = batchArenas{keys: w.keys[:0], vals: w.vals[:0], entries: w.entries[:0]}
+	w.s.arenas = batchArenas{keys: w.keys[:0], vals: w.vals[:0], entries: w.entries[:0], pending: w.pending[:0]}
 }
 
 func (w *batch) discard() {
