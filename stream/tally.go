@@ -13,6 +13,13 @@ import (
 func (p *Pipeline) tally(b *batch) {
 	p.observeLag(b.msgs)
 	items, st, outs := b.items, &b.dec.Stats, b.dec.outs
+	// The batch's own series first: once a scrape sees every record in
+	// dedupstream_records_total, it sees all they add to the others.
+	p.m.batchSize.Observe(float64(len(outs)))
+	p.m.replayed.Add(float64(st.Replayed))
+	p.m.candidates.Add(float64(st.Candidates))
+	p.m.capped.WithLabelValues("bucket").Add(float64(st.CappedBuckets))
+	p.m.capped.WithLabelValues("candidates").Add(float64(st.CappedLookups))
 	p.mu.Lock()
 	c := &p.counts
 	c.Batches++
@@ -22,11 +29,6 @@ func (p *Pipeline) tally(b *batch) {
 		p.tallyOne(c, &items[i], &outs[i])
 	}
 	p.mu.Unlock()
-	p.m.batchSize.Observe(float64(len(outs)))
-	p.m.replayed.Add(float64(st.Replayed))
-	p.m.candidates.Add(float64(st.Candidates))
-	p.m.capped.WithLabelValues("bucket").Add(float64(st.CappedBuckets))
-	p.m.capped.WithLabelValues("candidates").Add(float64(st.CappedLookups))
 }
 
 func (p *Pipeline) tallyOne(c *Counts, it *prepare.Item, o *outcome) {

@@ -55,7 +55,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &app{cfg: cfg, log: log, method: method, reg: reg, unlimit: setMemoryLimit(&cfg, log)}
+	a := &app{cfg: cfg, log: log, method: method, reg: reg, unlimit: func() {}}
 	deps := stream.Deps{
 		Logger:      log.Named("stream"),
 		Cleaner:     clean.New(cfg.Clean),
@@ -69,6 +69,16 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err := a.openIndex(&deps); err != nil {
 		return nil, err
 	}
+	var stats func() state.Stats
+	if a.store != nil {
+		stats = a.store.Stats
+	} else {
+		stats = a.shards.Stats // the shard stores open here
+	}
+	// Set once the state is open, so that the limit counts the postings
+	// index Open loaded; under a limit that left it out, the collector
+	// would run back to back through the load of a large state.
+	a.unlimit = setMemoryLimit(&cfg, stats(), log)
 	for _, o := range opts {
 		o(&deps)
 	}
@@ -77,12 +87,6 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		return nil, errors.Join(err, a.close())
 	}
 	a.pipe = pipe
-	var stats func() state.Stats
-	if a.store != nil {
-		stats = a.store.Stats
-	} else {
-		stats = a.shards.Stats // the shard stores open here
-	}
 	a.gauges = stream.StartStateGauges(reg, followState(&cfg, stats, log), cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {
 		if err := a.serveAdmin(reg); err != nil {

@@ -54,11 +54,11 @@ func (c *Config) memoryLimit(st state.Stats) int64 {
 	}
 }
 
-// setMemoryLimit sets the soft memory limit cfg asks for, if any, before the
-// app opens its stores, logs it, and returns what puts back the limit it
-// replaced (the bench runs several apps in one process).
-func setMemoryLimit(cfg *Config, log *zap.Logger) (restore func()) {
-	limit := cfg.memoryLimit(state.Stats{})
+// setMemoryLimit sets the soft memory limit cfg asks for, if any, for a
+// state of the size st reports, logs it, and returns what puts back the
+// limit it replaced (the bench runs several apps in one process).
+func setMemoryLimit(cfg *Config, st state.Stats, log *zap.Logger) (restore func()) {
+	limit := cfg.memoryLimit(st)
 	if limit <= 0 {
 		return func() {}
 	}
@@ -76,7 +76,7 @@ func followState(cfg *Config, stats func() state.Stats, log *zap.Logger) func() 
 		return stats
 	}
 	var mu sync.Mutex
-	last := cfg.memoryLimit(state.Stats{}) // what setMemoryLimit set
+	last := int64(-1) // the first sample sets it again, harmlessly
 	return func() state.Stats {
 		st := stats()
 		mu.Lock()
