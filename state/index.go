@@ -1,11 +1,18 @@
 package state
 
 import (
+	"cmp"
+	"context"
 	"encoding/binary"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/pb"
+	"github.com/dgraph-io/ristretto/v2/z"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/state/postings"
@@ -18,12 +25,12 @@ import (
 func (s *Store) loadIndex() error {
 	start := time.Now()
 	s.index = postings.New()
-	txn := s.db.NewTransaction(false)
-	defer txn.Discard()
-	docs, err := s.indexPublished(txn)
+	docs, err := s.indexPublished()
 	if err != nil {
 		return fmt.Errorf("load the postings index: %w", err)
 	}
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
 	legacy, err := s.indexLegacy(txn)
 	if err != nil {
 		return fmt.Errorf("load the postings index from format-2 keys: %w", err)
@@ -33,32 +40,54 @@ func (s *Store) loadIndex() error {
 	return nil
 }
 
-// indexPublished adds the postings every published marker lists.
-func (s *Store) indexPublished(txn *badger.Txn) (docs int64, err error) {
-	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefixPublished}, PrefetchValues: true, PrefetchSize: 256})
-	defer it.Close()
-	for it.Rewind(); it.Valid(); it.Next() {
-		item := it.Item()
-		key := item.Key()
-		if len(key) != publishedKeyLen {
-			return docs, fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
+// indexPublished adds the postings every published marker lists, reading
+// the markers' key ranges on GOMAXPROCS goroutines (Badger's Stream): at a
+// million documents one goroutine took 4–5.5 s on 2 cores. It runs before
+// Open returns, so nothing writes meanwhile and the goroutines' snapshots
+// are the same.
+func (s *Store) indexPublished() (docs int64, err error) {
+	var n atomic.Int64
+	var mu sync.Mutex
+	var first error // the first marker that could not be read
+	st := s.db.NewStream()
+	st.Prefix = []byte{prefixPublished}
+	st.NumGo = runtime.GOMAXPROCS(0)
+	st.LogPrefix = "state: load the postings index"
+	st.KeyToList = func(_ []byte, it *badger.Iterator) (*pb.KVList, error) {
+		item := it.Item() // the newest version of the key
+		if item.IsDeletedOrExpired() {
+			return nil, nil
 		}
-		seq := seqSuffix(key)
-		err := item.Value(func(v []byte) error {
-			if len(v)%8 != 0 {
-				return fmt.Errorf("%w: published marker of document %d has %d bytes", ErrCorrupt, seq, len(v))
-			}
-			for i := 0; i < len(v); i += 8 {
-				s.addPosting(binary.BigEndian.Uint64(v[i:]), seq)
-			}
-			return nil
-		})
-		if err != nil {
-			return docs, err
+		if err := s.indexMarker(item); err != nil {
+			mu.Lock()
+			first = cmp.Or(first, err)
+			mu.Unlock()
+			return nil, err // Stream only logs it
 		}
-		docs++
+		n.Add(1)
+		return nil, nil
 	}
-	return docs, nil
+	st.Send = func(*z.Buffer) error { return nil } // KeyToList returns nothing to send
+	err = st.Orchestrate(context.Background())
+	return n.Load(), cmp.Or(first, err)
+}
+
+// indexMarker adds the postings a published marker lists.
+func (s *Store) indexMarker(item *badger.Item) error {
+	key := item.Key()
+	if len(key) != publishedKeyLen {
+		return fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
+	}
+	seq := seqSuffix(key)
+	return item.Value(func(v []byte) error {
+		if len(v)%8 != 0 {
+			return fmt.Errorf("%w: published marker of document %d has %d bytes", ErrCorrupt, seq, len(v))
+		}
+		for i := 0; i < len(v); i += 8 {
+			s.addPosting(binary.BigEndian.Uint64(v[i:]), seq)
+		}
+		return nil
+	})
 }
 
 // indexLegacy adds the postings a state of format 1 or 2 kept as keys: a

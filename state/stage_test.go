@@ -1,8 +1,12 @@
 package state
 
 import (
+	"errors"
 	"slices"
 	"testing"
+
+	"github.com/dgraph-io/badger/v4"
+	"go.uber.org/zap/zaptest"
 )
 
 // TestStageThenPublish: a staged document is found by its replay key and seq,
@@ -84,5 +88,31 @@ func TestPublishedSurvivesReopen(t *testing.T) {
 	}
 	if seqs, _ := candidates(t, s, []uint64{0, 8}, c.Seq+1); !slices.Equal(seqs, []uint64{a.Seq, c.Seq}) {
 		t.Errorf("after publishing the staged one: candidates %v, want [%d %d]", seqs, a.Seq, c.Seq)
+	}
+}
+
+// TestCorruptMarkerFailsOpen: a published marker that is not a list of
+// 8-byte keys stops Open with ErrCorrupt, rather than leaving its document
+// out of the index (the markers are read on several goroutines, whose
+// errors Badger's Stream would only log).
+func TestCorruptMarkerFailsOpen(t *testing.T) {
+	dir := t.TempDir()
+	s := openDisk(t, dir, Options{})
+	put(t, s, doc(1, 5), doc(2, 6))
+	if err := s.db.Update(func(txn *badger.Txn) error {
+		return txn.Set(appendPublishedKey(nil, 2), []byte{1, 2, 3, 4, 5})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(Options{Dir: dir, Logger: zaptest.NewLogger(t)})
+	if err == nil {
+		_ = s.Close()
+		t.Fatal("Open of a state with a 5-byte published marker succeeded")
+	}
+	if !errors.Is(err, ErrCorrupt) {
+		t.Errorf("Open: %v, want ErrCorrupt", err)
 	}
 }
