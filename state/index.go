@@ -94,51 +94,53 @@ func (s *Store) indexMarker(item *badger.Item) error {
 // group's head ('H' hash, 'B' band key → its smallest seq) and its other
 // postings ('h' hash seq, 'b' band key seq), under the index key of the head.
 func (s *Store) indexLegacy(txn *badger.Txn) (n int64, err error) {
-	groups := []struct {
+	for _, g := range []struct {
 		head, more       byte
 		headLen, moreLen int
 	}{
 		{prefixHashHead, prefixHash, hashHeadLen, hashKeyLen},
 		{prefixBucketHead, prefixPosting, bucketLen, postingKeyLen},
-	}
-	badKey := func(key []byte, want int) error {
-		return fmt.Errorf("%w: format-2 posting key %x has %d bytes, want %d", ErrCorrupt, key, len(key), want)
-	}
-	for _, g := range groups {
-		it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{g.head}, PrefetchValues: true})
-		for it.Rewind(); it.Valid() && err == nil; it.Next() {
-			key := it.Item().Key()
-			if len(key) != g.headLen {
-				err = badKey(key, g.headLen)
-				break
-			}
-			var seq uint64
-			if seq, err = seqValue(it.Item()); err == nil {
-				s.addPosting(keyHash(key), seq)
+	} {
+		err = scanKeys(txn, g.head, g.headLen, true, func(item *badger.Item) error {
+			seq, err := seqValue(item)
+			if err == nil {
+				s.addPosting(keyHash(item.Key()), seq)
 				n++
 			}
-		}
-		it.Close()
+			return err
+		})
 		if err != nil {
 			return n, err
 		}
-		it = txn.NewIterator(badger.IteratorOptions{Prefix: []byte{g.more}})
 		var head [bucketLen]byte
-		for it.Rewind(); it.Valid(); it.Next() {
-			key := it.Item().Key()
-			if len(key) != g.moreLen {
-				err = badKey(key, g.moreLen)
-				break
-			}
+		err = scanKeys(txn, g.more, g.moreLen, false, func(item *badger.Item) error {
+			key := item.Key()
 			s.addPosting(keyHash(append(append(head[:0], g.head), key[1:len(key)-8]...)), seqSuffix(key))
 			n++
-		}
-		it.Close()
+			return nil
+		})
 		if err != nil {
 			return n, err
 		}
 	}
 	return n, nil
+}
+
+// scanKeys calls fn for every key txn sees under prefix, each of keyLen
+// bytes (a key of another length is ErrCorrupt), with its value read ahead
+// if values is set, and stops at the first error.
+func scanKeys(txn *badger.Txn, prefix byte, keyLen int, values bool, fn func(*badger.Item) error) error {
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefix}, PrefetchValues: values})
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		if key := it.Item().Key(); len(key) != keyLen {
+			return fmt.Errorf("%w: key %x has %d bytes, want %d", ErrCorrupt, key, len(key), keyLen)
+		}
+		if err := fn(it.Item()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // addPosting adds one posting to the index, counting what the index drops
@@ -156,33 +158,10 @@ func (s *Store) addPosting(key, seq uint64) {
 // index once a good share of them has expired.
 const sweepInterval = time.Second
 
-// startSweep starts the goroutine that follows expiry, for a store with a
-// TTL; Close stops it.
+// startSweep starts the loop that follows expiry, for a store with a TTL.
 func (s *Store) startSweep() {
-	if s.opt.TTL <= 0 {
-		return
-	}
-	s.sweepStop = make(chan struct{})
-	s.sweepDone = make(chan struct{})
-	go func() {
-		defer close(s.sweepDone)
-		t := time.NewTicker(sweepInterval)
-		defer t.Stop()
-		for {
-			select {
-			case <-s.sweepStop:
-				return
-			case <-t.C:
-				s.sweep(false)
-			}
-		}
-	}()
-}
-
-func (s *Store) stopSweep() {
-	if s.sweepStop != nil {
-		close(s.sweepStop)
-		<-s.sweepDone
+	if s.opt.TTL > 0 {
+		s.sweeper = every(sweepInterval, func(<-chan struct{}) { s.sweep(false) })
 	}
 }
 

@@ -14,44 +14,51 @@ import (
 // rewrites it.
 const gcDiscardRatio = 0.5
 
-// startGC starts the value-log GC goroutine, owned by the Store and stopped by
-// Close. In-memory databases have no value log.
-func (s *Store) startGC() {
-	if s.opt.InMemory || s.opt.GCInterval < 0 {
-		return
-	}
-	s.gcStop = make(chan struct{})
-	s.gcDone = make(chan struct{})
-	go s.runGC(s.opt.GCInterval)
-}
+// loop is a goroutine the Store owns (value-log GC, the sweep of expired
+// postings), which Close stops.
+type loop struct{ stop, done chan struct{} }
 
-func (s *Store) stopGC() {
-	if s.gcStop == nil {
-		return
-	}
-	close(s.gcStop)
-	<-s.gcDone
-}
-
-func (s *Store) runGC(interval time.Duration) {
-	defer close(s.gcDone)
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-s.gcStop:
-			return
-		case <-t.C:
-			s.collectGarbage()
+// every calls fn on a goroutine of its own every interval until the loop is
+// stopped; fn is given the channel that closes then, to give up early.
+func every(interval time.Duration, fn func(stop <-chan struct{})) *loop {
+	l := &loop{stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-l.stop:
+				return
+			case <-t.C:
+				fn(l.stop)
+			}
 		}
+	}()
+	return l
+}
+
+// end stops the loop and waits for it; a nil loop (never started) is none.
+func (l *loop) end() {
+	if l != nil {
+		close(l.stop)
+		<-l.done
 	}
 }
 
-// collectGarbage rewrites value-log files until badger finds none worth it.
-func (s *Store) collectGarbage() {
+// startGC starts the value-log GC loop. In-memory databases have no value log.
+func (s *Store) startGC() {
+	if !s.opt.InMemory && s.opt.GCInterval >= 0 {
+		s.gc = every(s.opt.GCInterval, s.collectGarbage)
+	}
+}
+
+// collectGarbage rewrites value-log files until badger finds none worth it,
+// or stop closes.
+func (s *Store) collectGarbage(stop <-chan struct{}) {
 	for rewrites := 0; ; rewrites++ {
 		select {
-		case <-s.gcStop:
+		case <-stop:
 			return
 		default:
 		}

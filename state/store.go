@@ -103,12 +103,11 @@ type Store struct {
 	// liveFrom is a lower bound of the live records' seqs, which lookups
 	// start from (postings below it lead to expired records), and swept
 	// the seq below which sweep has dropped the postings.
-	index     *postings.Index
-	liveFrom  atomic.Uint64
-	sweepMu   sync.Mutex // guards swept
-	swept     uint64
-	sweepStop chan struct{} // nil when no sweep goroutine runs
-	sweepDone chan struct{}
+	index    *postings.Index
+	liveFrom atomic.Uint64
+	sweepMu  sync.Mutex // guards swept
+	swept    uint64
+	sweeper  *loop // nil without a TTL
 	// indexDropped counts postings the index dropped to keep a shard's
 	// seqs within 2³¹ (package postings); it stays 0 in practice.
 	indexDropped atomic.Int64
@@ -120,8 +119,7 @@ type Store struct {
 
 	closeOnce sync.Once
 	closeErr  error
-	gcStop    chan struct{} // nil when no GC goroutine runs
-	gcDone    chan struct{}
+	gc        *loop // value-log GC; nil when none runs
 }
 
 // Open opens (or creates) the database described by o.
@@ -302,8 +300,8 @@ func (s *Store) Close() error {
 			s.idle.Wait()
 		}
 		s.mu.Unlock()
-		s.stopGC()
-		s.stopSweep()
+		s.gc.end()
+		s.sweeper.end()
 		if err := s.db.Close(); err != nil {
 			s.closeErr = fmt.Errorf("close state %s: %w", where(s.opt), err)
 		}

@@ -118,7 +118,7 @@ func (x *Index) Add(key, seq uint64) (dropped int) {
 		sh.used++
 		sh.count++
 		if sh.used*maxLoadDen > len(sh.slots)*maxLoadNum {
-			sh.resize(2 * len(sh.slots))
+			sh.rehash(2 * len(sh.slots))
 		}
 		return dropped
 	}
@@ -309,14 +309,16 @@ func (sh *shard) find(fp uint32) (int, bool) {
 	}
 }
 
-// resize rehashes the shard into n slots (a power of two).
-func (sh *shard) resize(n int) {
+// rehash moves the shard's slots in use into a table of n slots (a power of
+// two), closing the holes emptied slots left in probe runs, and recounts used.
+func (sh *shard) rehash(n int) {
 	old := sh.slots
-	sh.slots = make([]uint64, n)
+	sh.slots, sh.used = make([]uint64, n), 0
 	for _, s := range old {
 		if s != 0 {
 			i, _ := sh.find(uint32(s >> 32))
 			sh.slots[i] = s
+			sh.used++
 		}
 	}
 }
@@ -404,20 +406,13 @@ func (sh *shard) dropBelow(lo uint64) int {
 		}
 		return n
 	})
-	kept, keys := sh.slots, 0
-	for _, s := range kept {
+	keys := 0
+	for _, s := range sh.slots {
 		if s != 0 {
 			keys++
 		}
 	}
-	sh.slots, sh.used = make([]uint64, slotsFor(keys)), 0
-	for _, s := range kept {
-		if s != 0 {
-			i, _ := sh.find(uint32(s >> 32))
-			sh.slots[i] = s
-			sh.used++
-		}
-	}
+	sh.rehash(slotsFor(keys))
 	if sh.count > 0 {
 		// Move the base up to the oldest posting left, so the span fits
 		// again however long the stream runs under expiry.
