@@ -131,6 +131,16 @@
 // record in its version, rewriting the cluster in place, and decodes a
 // version-3 record and encodes it again.
 //
+// On disk a record is stored in Badger's value log, not in the LSM tree next
+// to its key: Badger moves every value of 128 bytes or more there (a record
+// with its sketch is a few hundred), and the tree and the memtables hold a
+// 12-byte pointer instead (WiscKey's key-value separation). So compactions
+// never rewrite records, and a memtable holds about three times as many
+// documents; the markers, replay keys and metadata stay in the tree. A
+// record that expires leaves garbage in the value log, which the value-log GC
+// (Options.GCInterval) reclaims a file at a time. In-memory states have no
+// value log and keep every value in the tree.
+//
 // The band keys are not stored in the record: they exist only as postings
 // (and, hashed into index keys, in the 'p' marker), and the sketch they were
 // derived from is stored, so they can be recomputed. Docs returned by the

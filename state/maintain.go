@@ -80,21 +80,26 @@ func (s *Store) collectGarbage(stop <-chan struct{}) {
 //
 // Docs is the number of records Put, corrected for expiry as (next seq − first
 // live seq) when that is smaller: exact without TTL, an over-estimate by the gaps
-// in the sequence with it. LSMBytes counts SSTables, not memtables or their logs.
-// VLogBytes is the disk space of the value-log files (their allocated blocks on
-// Unix: badger preallocates the active file sparsely); records stay in the LSM
-// tree, so it stays near zero. FilterKeys and FilterBytes describe the key
-// filter, which lives in memory only.
+// in the sequence with it. LSMBytes counts SSTables, not memtables or their
+// logs, and VLogBytes the value log, which holds the records: both are the disk
+// space of their files (allocated blocks on Unix: badger preallocates the
+// active value-log file sparsely). Badger's own table sizes would count the
+// value-log bytes a table points to as well. FilterKeys and FilterBytes
+// describe the key filter, and Postings and IndexBytes the postings index,
+// which live in memory only.
 func (s *Store) Stats() Stats {
 	if s.enter() != nil {
 		return Stats{}
 	}
 	defer s.leave()
 	var st Stats
-	for _, t := range s.db.Tables() {
-		st.LSMBytes += int64(t.OnDiskSize)
+	if s.opt.InMemory { // no files, and no value log
+		for _, t := range s.db.Tables() {
+			st.LSMBytes += int64(t.OnDiskSize)
+		}
+	} else {
+		st.LSMBytes, st.VLogBytes = s.filesBytes("*.sst"), s.filesBytes("*.vlog")
 	}
-	st.VLogBytes = s.vlogBytes()
 	f := s.filter.Load()
 	st.FilterKeys, st.FilterBytes = f.keys.Load(), f.bytes()
 	st.Postings, st.IndexBytes = int64(s.index.Len()), s.index.Bytes()
@@ -119,11 +124,10 @@ func (s *Store) firstLiveSeq() (uint64, bool) {
 	return seqSuffix(it.Item().Key()), true
 }
 
-func (s *Store) vlogBytes() int64 {
-	if s.opt.InMemory {
-		return 0
-	}
-	files, err := filepath.Glob(filepath.Join(s.opt.Dir, "*.vlog"))
+// filesBytes is the disk space of the files of the state's directory that
+// match pattern.
+func (s *Store) filesBytes(pattern string) int64 {
+	files, err := filepath.Glob(filepath.Join(s.opt.Dir, pattern))
 	if err != nil {
 		return 0
 	}

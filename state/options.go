@@ -20,7 +20,7 @@ const (
 	// DefaultMemtableBytes and DefaultNumMemtables size Badger's write
 	// buffers: each memtable is an arena of about 1.3 × its size on the Go
 	// heap (see Options.NumMemtables for how many there are).
-	DefaultMemtableBytes = 64 << 20
+	DefaultMemtableBytes = 32 << 20
 	DefaultNumMemtables  = 3
 )
 
@@ -51,7 +51,7 @@ type Options struct {
 	// itself holds at most (NumMemtables + 2; 3 with NumMemtables 1) cost
 	// 10–13% more CPU at 1M documents with the same peak live heap
 	// (BENCHMARKS.md), so the option keeps Badger's meaning.
-	MemtableBytes int64  `yaml:"memtable_bytes"` // 0 → 64 MiB
+	MemtableBytes int64  `yaml:"memtable_bytes"` // 0 → 32 MiB
 	NumMemtables  int    `yaml:"num_memtables"`  // 0 → 3
 	SketchVersion string `yaml:"-"`              // set by ForMethod; stored at first open, checked after
 	// SetKeys says that Doc.Bands and the keys passed to Candidates are a set
@@ -124,13 +124,25 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Badger tuning for this workload: many small keys (postings are key-only, ~20 bytes),
-// records of a few hundred bytes, lookups by prefix seek and point get.
+// Badger tuning for this workload: a record of a few hundred bytes, its
+// published marker (8 bytes an index key) and its replay key per document;
+// reads by point get.
 const (
-	// Records are far below badger's default ValueThreshold (1 MiB), so every value
-	// lives in the LSM tree next to its key: one read per record, no value-log
-	// indirection, and the value log stays (nearly) empty. Its files are preallocated
-	// sparse at twice this size while open, so keep it small.
+	// Values of valueThreshold bytes or more — the records, with their
+	// sketches — go to Badger's value log, the rest (the markers, replay
+	// keys and cluster keys) stays in the LSM tree with the keys: WiscKey's
+	// key-value separation, which Badger is built for. A memtable then holds
+	// a 12-byte pointer for a record instead of the record, so 32 MiB
+	// memtables fill about as fast as 64 MiB ones did, and nothing rewrites
+	// the records when tables are compacted. At 1M documents this took
+	// 73–84 CPU s with an anonymous peak of 396–420 MB, against 84–89 CPU s
+	// and 609–611 MB with every record in the tree and 64 MiB memtables
+	// (BENCHMARKS.md, "Records in the value log"). Reading a record is one
+	// more read, from the value log's mapped file; records that expire leave
+	// garbage there until the value-log GC (gc_interval) rewrites the file.
+	valueThreshold = 128
+	// Value-log files are preallocated sparse at twice this size while open;
+	// the GC rewrites one file at a time.
 	valueLogFileSize = 64 << 20
 	// Two compactors (badger's minimum) suit the two-core target.
 	numCompactors = 2
@@ -146,6 +158,12 @@ const (
 
 // badgerOptions maps Options onto badger's. Expects EnsureDefaults to have run.
 func badgerOptions(o Options) badger.Options {
+	threshold := int64(valueThreshold)
+	if o.InMemory {
+		// No value log: Badger refuses values above the threshold, and
+		// above its largest batch (15% of a memtable).
+		threshold = min(1<<20, o.MemtableBytes/8)
+	}
 	return badger.DefaultOptions(o.Dir).
 		WithInMemory(o.InMemory).
 		WithSyncWrites(o.SyncWrites).
@@ -165,9 +183,7 @@ func badgerOptions(o Options) badger.Options {
 		// Memtables: NumMemtables full ones may queue for the flusher
 		// (badger's default is five of 64 MiB).
 		WithMemTableSize(o.MemtableBytes).
-		// Badger refuses a value threshold above its largest batch (15% of a
-		// memtable); records are far smaller than the default 1 MiB.
-		WithValueThreshold(min(1<<20, o.MemtableBytes/8)).
+		WithValueThreshold(threshold).
 		WithNumMemtables(o.NumMemtables).
 		WithNumCompactors(numCompactors).
 		WithBaseTableSize(baseTableSize).

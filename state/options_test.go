@@ -41,7 +41,7 @@ func TestEnsureDefaults(t *testing.T) {
 	var o Options
 	o.EnsureDefaults()
 	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.FilterKeys != 1<<20 || o.Logger == nil ||
-		o.MemtableBytes != 64<<20 || o.NumMemtables != 3 {
+		o.MemtableBytes != 32<<20 || o.NumMemtables != 3 {
 		t.Errorf("defaults = %+v", o)
 	}
 	o = Options{MaxBucket: 5, MaxCandidates: 6, GCInterval: -1, FilterKeys: 7}

@@ -26,6 +26,7 @@ type fleetRun struct {
 	elapsed           time.Duration // from the first start until the group committed the whole input
 	cpu               time.Duration // user + system CPU of every instance, summed
 	maxRSS            int64         // the largest instance's peak RSS
+	maxAnon           int64         // the largest instance's peak RssAnon (sampled), 0: unknown
 	stateB            int64         // every instance's state directory, summed
 	probesB, answersB int64         // key + value bytes written to the internal topics
 	balance           float64       // postings (index keys routed) of the fullest shard over the mean (1: even)
@@ -48,7 +49,7 @@ type fleetRun struct {
 // latency mode on it, producing src's next documents to the same input
 // topic. Then it stops the instances with SIGTERM and reads their resource
 // usage: their CPU up to the commit when the latency mode ran (the peak RSS
-// covers it).
+// covers it). The peak anonymous RSS is sampled until the latency mode ends.
 func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.Source) (*fleetRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -85,6 +86,12 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 		}
 		procs = append(procs, fp)
 	}
+	pids := make([]int, len(procs))
+	for i, p := range procs {
+		pids[i] = p.Process.Pid
+	}
+	peakAnon := bench.PeakChildAnon(pids)
+	defer peakAnon()
 	if err := waitCommitted(ctx, cl, group, procs); err != nil {
 		return nil, err
 	}
@@ -98,6 +105,7 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 			return nil, err
 		}
 	}
+	r.maxAnon = peakAnon()
 	if o.failover {
 		if r.failover, err = killOne(ctx, procs, logs, o.shards); err != nil {
 			return nil, err
@@ -334,12 +342,12 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	if r.latency != nil {
 		fmt.Fprintf(w, "(state and topic bytes per document over all %d documents the fleet filtered, the latency mode's included)\n\n", r.processed())
 	}
-	fmt.Fprintln(w, "| instances | shards | docs | seconds | docs/s | CPU s (all instances) | CPU µs/doc | max RSS MB | state bytes/doc | probe-topic bytes/doc | answer-topic bytes/doc |")
-	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	fmt.Fprintln(w, "| instances | shards | docs | seconds | docs/s | CPU s (all instances) | CPU µs/doc | max RSS MB | max peak anonymous MB | state bytes/doc | probe-topic bytes/doc | answer-topic bytes/doc |")
+	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	per := func(b int64) float64 { return float64(b) / float64(r.processed()) }
-	fmt.Fprintf(w, "| %d | %d | %d | %.2f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", r.instances, r.shards, r.records, s,
+	fmt.Fprintf(w, "| %d | %d | %d | %.2f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", r.instances, r.shards, r.records, s,
 		float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records), float64(r.maxRSS)/1e6,
-		per(r.stateB), per(r.probesB), per(r.answersB))
+		float64(r.maxAnon)/1e6, per(r.stateB), per(r.probesB), per(r.answersB))
 	if pass != nil {
 		fmt.Fprintf(w, "\nthroughput ratio fleet/passthrough: %.2f\n", pass.Elapsed.Seconds()/s)
 	}
@@ -365,9 +373,9 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	if r.latency != nil {
 		latRate = fmt.Sprintf("%.0f", r.latency.Produced)
 	}
-	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f failover_s=%.2f",
+	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f max_peak_anon_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f failover_s=%.2f",
 		r.instances, r.shards, r.pin, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
-		float64(r.maxRSS)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.balance, r.rebuild.Seconds(), r.failover.seconds())
+		float64(r.maxRSS)/1e6, float64(r.maxAnon)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.balance, r.rebuild.Seconds(), r.failover.seconds())
 	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s latency_cpu_us=%.0f\n",
 		latRate, latencyMS(r.floor, 0.5), latencyMS(r.floor, 0.99), latencyMS(r.floor, 1),
 		latencyMS(r.latency, 0.5), latencyMS(r.latency, 0.99), latencyMS(r.latency, 1), r.latencyCPUPerRecord())

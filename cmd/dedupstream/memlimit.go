@@ -22,7 +22,9 @@ import (
 // whenever the memtables were full. (Measured before the postings index
 // moved into memory; with it, the limit at 1M is ~620 MiB and the collector
 // runs about once a second at 10k documents/s: BENCHMARKS.md, "Postings in
-// memory".)
+// memory". Since the records moved to the value log, with 32 MiB memtables,
+// it is ~445 MiB there, and the live heap peaked at 333–350 MB: "Records in
+// the value log".)
 const memoryHeadroom = 96 << 20
 
 // autoMemoryLimit reports whether memory_limit is left to the process: 0,
@@ -38,7 +40,7 @@ func (c *Config) autoMemoryLimit() bool {
 // shard's, should it own them all), three times the key filters' bytes (a
 // filter grows by building one twice its size beside it), the postings
 // indexes' bytes and a quarter more (a shard of an index grows beside
-// itself) and memoryHeadroom — 410 MiB with the defaults and an empty state.
+// itself) and memoryHeadroom — 253 MiB with the defaults and an empty state.
 // Without a limit the collector lets the heap grow to twice what is live.
 func (c *Config) memoryLimit(st state.Stats) int64 {
 	held := 3*st.FilterBytes + st.IndexBytes + st.IndexBytes/4 + memoryHeadroom

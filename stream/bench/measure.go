@@ -103,6 +103,34 @@ func sampleMemory(profile string) (stop func() (anon, live int64, err error)) {
 	}
 }
 
+// PeakChildAnon samples the RssAnon of the running processes pids (fleet
+// instances) every memSampleEvery until the returned function is called,
+// which stops it (at its first call) and returns the largest sample of any
+// one of them: the filter's own memory, without the harness's.
+func PeakChildAnon(pids []int) (stop func() int64) {
+	var peak int64
+	done, wg := make(chan struct{}), sync.WaitGroup{}
+	wg.Go(func() {
+		tick := time.NewTicker(memSampleEvery)
+		defer tick.Stop()
+		for {
+			for _, pid := range pids {
+				peak = max(peak, ChildStatus(pid, "RssAnon"))
+			}
+			select {
+			case <-tick.C:
+			case <-done:
+				return
+			}
+		}
+	})
+	return sync.OnceValue(func() int64 {
+		close(done)
+		wg.Wait()
+		return peak
+	})
+}
+
 // WriteHeapProfile writes a heap profile to the file at path.
 func WriteHeapProfile(path string) error {
 	f, err := os.Create(path)

@@ -22,8 +22,13 @@ func PeakRSS() int64 { return ProcStatus("VmHWM") }
 // ProcStatus reads a size field of /proc/self/status in bytes, 0 if unknown:
 // VmHWM (peak RSS), RssAnon (heap and stacks), RssFile (mapped files, e.g.
 // Badger's tables, which the kernel can drop under pressure).
-func ProcStatus(field string) int64 {
-	f, err := os.Open("/proc/self/status")
+func ProcStatus(field string) int64 { return procStatus("self", field) }
+
+// ChildStatus is ProcStatus of the running process pid (a fleet instance).
+func ChildStatus(pid int, field string) int64 { return procStatus(strconv.Itoa(pid), field) }
+
+func procStatus(pid, field string) int64 {
+	f, err := os.Open("/proc/" + pid + "/status")
 	if err != nil {
 		return 0
 	}

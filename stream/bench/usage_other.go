@@ -20,6 +20,9 @@ func PeakRSS() int64 { return 0 }
 // ProcStatus is unknown here: 0.
 func ProcStatus(string) int64 { return 0 }
 
+// ChildStatus is unknown here: 0.
+func ChildStatus(int, string) int64 { return 0 }
+
 // ProcCPU is unknown here.
 func ProcCPU(int) (time.Duration, bool) { return 0, false }
 
