@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 
@@ -17,7 +18,7 @@ func (s *Store) SetCluster(seq, cluster uint64) error {
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
 	err := s.db.Update(func(txn *badger.Txn) error {
-		e, ok, err := clusterEntry(txn, seq, cluster)
+		e, ok, err := clusterEntry(s.db, txn, seq, cluster)
 		if err != nil {
 			return err
 		}
@@ -49,7 +50,7 @@ func (s *Store) SetClusters(seqs, clusters []uint64) (missing int, err error) {
 	txn := s.db.NewTransaction(true)
 	defer func() { txn.Discard() }()
 	for i := range seqs {
-		e, ok, err := clusterEntry(txn, seqs[i], clusters[i])
+		e, ok, err := clusterEntry(s.db, txn, seqs[i], clusters[i])
 		if err != nil {
 			return missing, fmt.Errorf("set cluster of document %d: %w", seqs[i], err)
 		}
@@ -74,21 +75,14 @@ func (s *Store) SetClusters(seqs, clusters []uint64) (missing int, err error) {
 }
 
 // clusterEntry reads seq's record and returns it rewritten with cluster.
-func clusterEntry(txn *badger.Txn, seq, cluster uint64) (*badger.Entry, bool, error) {
-	key := appendDocKey(nil, seq)
-	item, err := txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, false, nil
-	}
-	if err != nil {
+func clusterEntry(db *badger.DB, txn *badger.Txn, seq, cluster uint64) (*badger.Entry, bool, error) {
+	var rec []byte
+	expiresAt, ok, err := readRecord(db, txn, seq, func(v []byte) (err error) {
+		rec, err = withCluster(seq, bytes.Clone(v), cluster)
+		return err
+	})
+	if !ok || err != nil {
 		return nil, false, err
 	}
-	v, err := item.ValueCopy(nil)
-	if err != nil {
-		return nil, false, err
-	}
-	if v, err = withCluster(seq, v, cluster); err != nil {
-		return nil, false, err
-	}
-	return &badger.Entry{Key: key, Value: v, ExpiresAt: item.ExpiresAt()}, true, nil
+	return &badger.Entry{Key: appendDocKey(nil, seq), Value: rec, ExpiresAt: expiresAt}, true, nil
 }

@@ -132,14 +132,17 @@
 // version-3 record and encodes it again.
 //
 // On disk a record is stored in Badger's value log, not in the LSM tree next
-// to its key: Badger moves every value of 128 bytes or more there (a record
+// to its key: Badger moves every value of 256 bytes or more there (a record
 // with its sketch is a few hundred), and the tree and the memtables hold a
 // 12-byte pointer instead (WiscKey's key-value separation). So compactions
-// never rewrite records, and a memtable holds about three times as many
-// documents; the markers, replay keys and metadata stay in the tree. A
-// record that expires leaves garbage in the value log, which the value-log GC
-// (Options.GCInterval) reclaims a file at a time. In-memory states have no
-// value log and keep every value in the tree.
+// never rewrite records, and a memtable holds more documents; the markers
+// (up to 31 index keys), replay keys and metadata stay in the tree. A record
+// that is overwritten (SetCluster) or expires leaves garbage in the value
+// log, which the value-log GC (Options.GCInterval) reclaims a file at a time
+// once compactions have dropped the old keys and counted the garbage: with a
+// TTL, a file is reclaimed only when the tables holding its records' keys
+// are compacted. In-memory states have no value log and keep every value in
+// the tree.
 //
 // The band keys are not stored in the record: they exist only as postings
 // (and, hashed into index keys, in the 'p' marker), and the sketch they were

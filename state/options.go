@@ -129,21 +129,21 @@ func (o Options) Validate() error {
 // reads by point get.
 const (
 	// Values of valueThreshold bytes or more — the records, with their
-	// sketches — go to Badger's value log, the rest (the markers, replay
-	// keys and cluster keys) stays in the LSM tree with the keys: WiscKey's
-	// key-value separation, which Badger is built for. A memtable then holds
-	// a 12-byte pointer for a record instead of the record, so 32 MiB
-	// memtables fill about as fast as 64 MiB ones did, and nothing rewrites
-	// the records when tables are compacted. At 1M documents this took
-	// 73–84 CPU s with an anonymous peak of 396–420 MB, against 84–89 CPU s
-	// and 609–611 MB with every record in the tree and 64 MiB memtables
+	// sketches (a default oph sketch alone is 256 bytes) — go to Badger's
+	// value log; the rest (the published markers up to 31 index keys, the
+	// replay keys and the metadata) stays in the LSM tree with the keys:
+	// WiscKey's key-value separation, which Badger is built for. A memtable
+	// then holds a 12-byte pointer for a record instead of the record, so a
+	// 32 MiB memtable holds more documents than a 64 MiB one did, and
+	// compactions never rewrite records. At 1M documents this took 73–84
+	// CPU s with an anonymous peak of 396–420 MB, against 84–89 CPU s and
+	// 609–611 MB with every record in the tree and 64 MiB memtables
 	// (BENCHMARKS.md, "Records in the value log"). Reading a record is one
-	// more read, from the value log's mapped file; records that expire leave
-	// garbage there until the value-log GC (gc_interval) rewrites the file.
-	valueThreshold = 128
-	// Value-log files are preallocated sparse at twice this size while open;
-	// the GC rewrites one file at a time.
-	valueLogFileSize = 64 << 20
+	// more read, from the value log's mapped file (readRecord), and a record
+	// that is overwritten or expires leaves garbage there until the value-log
+	// GC (gc_interval) rewrites its file, which it does once a compaction
+	// has dropped the key and counted the garbage.
+	valueThreshold = 256
 	// Two compactors (badger's minimum) suit the two-core target.
 	numCompactors = 2
 	// Tables of the level below level 0 (badger's default is 2 MiB; deeper
@@ -155,6 +155,11 @@ const (
 	// (BENCHMARKS.md, "Smaller tables and a lower automatic limit").
 	baseTableSize = 1 << 20
 )
+
+// valueLogFileSize is the size of a value-log file: they are preallocated
+// sparse at twice this size while open, and the GC rewrites one file at a
+// time. A variable so that tests can make the GC's work small.
+var valueLogFileSize int64 = 64 << 20
 
 // badgerOptions maps Options onto badger's. Expects EnsureDefaults to have run.
 func badgerOptions(o Options) badger.Options {

@@ -27,7 +27,7 @@ func (s *Store) Replayed(key string, contentHash uint64) (Doc, bool, error) {
 	seq, ok, err := getSeq(txn, s.filter.Load(), rk)
 	var d Doc
 	if err == nil && ok {
-		d, ok, err = getDoc(txn, seq)
+		d, ok, err = getDoc(s.db, txn, seq)
 	}
 	if err != nil {
 		return Doc{}, false, fmt.Errorf("look up replay of %q: %w", key, err)
@@ -73,7 +73,7 @@ func (s *Store) exact(hash, before uint64) (Doc, bool, error) {
 	defer txn.Discard()
 	for {
 		for _, seq := range seqs {
-			d, ok, err := getDoc(txn, seq)
+			d, ok, err := getDoc(s.db, txn, seq)
 			if err != nil || (ok && d.ContentHash == hash) {
 				return d, ok, err
 			}
@@ -206,7 +206,7 @@ func (s *Store) fetch(txn *badger.Txn, dst []Doc, seqs []uint64) (out []Doc, cut
 		if found == s.opt.MaxCandidates {
 			return dst, i < len(seqs), nil
 		}
-		d, ok, err := getDoc(txn, seq)
+		d, ok, err := getDoc(s.db, txn, seq)
 		if err != nil {
 			return dst, false, err
 		}
@@ -226,7 +226,7 @@ func (s *Store) Get(seq uint64) (Doc, bool, error) {
 	defer s.leave()
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
-	d, ok, err := getDoc(txn, seq)
+	d, ok, err := getDoc(s.db, txn, seq)
 	if err != nil {
 		return Doc{}, false, fmt.Errorf("get document %d: %w", seq, err)
 	}
@@ -268,21 +268,57 @@ func seqValue(item *badger.Item) (seq uint64, err error) {
 }
 
 // getDoc reads and decodes the record of seq; a missing record is not an error.
-func getDoc(txn *badger.Txn, seq uint64) (Doc, bool, error) {
-	var kb [docKeyLen]byte
-	item, err := txn.Get(appendDocKey(kb[:0], seq))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return Doc{}, false, nil
-	}
-	if err != nil {
-		return Doc{}, false, err
-	}
+func getDoc(db *badger.DB, txn *badger.Txn, seq uint64) (Doc, bool, error) {
 	var d Doc
-	err = item.Value(func(v []byte) (err error) {
+	_, ok, err := readRecord(db, txn, seq, func(v []byte) (err error) {
 		d, err = decodeRecord(seq, v)
 		return err
 	})
-	return d, err == nil, err
+	return d, ok && err == nil, err
+}
+
+// afterRecordGet, when set (by tests), runs between the read of a record's
+// key and the read of its value: the window in which a value-log GC can
+// delete the file the value is in.
+var afterRecordGet func()
+
+// readRecord passes fn the record of seq as txn sees it, and reports whether
+// there is one and when it expires (Badger's ExpiresAt). Records live in the value log, and Badger's value-log GC
+// deletes a file once it has moved the file's live records, unless an
+// iterator is open: a point read under a transaction begun before the move
+// then finds the file gone, and Badger logs the failed read and hands back
+// an empty value. A record is never empty, so an empty one is read again in
+// a fresh transaction, which sees the moved copy (or none, if it expired).
+func readRecord(db *badger.DB, txn *badger.Txn, seq uint64, fn func(v []byte) error) (expiresAt uint64, found bool, err error) {
+	var kb [docKeyLen]byte
+	key := appendDocKey(kb[:0], seq)
+	for fresh := false; ; fresh = true {
+		item, err := txn.Get(key)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return 0, false, nil
+		}
+		if err != nil {
+			return 0, false, err
+		}
+		if afterRecordGet != nil {
+			afterRecordGet()
+		}
+		gone := false
+		err = item.Value(func(v []byte) error {
+			if gone = len(v) == 0; gone {
+				return nil
+			}
+			return fn(v)
+		})
+		switch {
+		case err != nil || !gone:
+			return item.ExpiresAt(), err == nil, err
+		case fresh:
+			return 0, false, fmt.Errorf("%w: the record of document %d read empty twice", ErrCorrupt, seq)
+		}
+		txn = db.NewTransaction(false)
+		defer txn.Discard()
+	}
 }
 
 // Scan calls fn for every stored document in Seq order and stops at the first

@@ -142,8 +142,11 @@ type batch struct {
 const (
 	metaEntries = 3
 	metaBytes   = metaEntries * (1 + 4 + 8 + entryOverhead)
-	// entryOverhead mirrors badger's Txn size estimate: meta bytes plus the
-	// version appended to the key.
+	// entryOverhead is what badger's Txn size estimate adds to an entry's
+	// bytes: meta bytes plus the version appended to the key. Badger counts a
+	// value bound for the value log (valueThreshold) as a 12-byte pointer,
+	// and fit counts it whole: an upper bound, so a transaction may commit
+	// sooner than Badger would need it to.
 	entryOverhead = 2 + 10
 )
 
