@@ -142,7 +142,10 @@
 // once compactions have dropped the old keys and counted the garbage: with a
 // TTL, a file is reclaimed only when the tables holding its records' keys
 // are compacted. In-memory states have no value log and keep every value in
-// the tree.
+// the tree. Badger maps the value-log file it appends to and msyncs it, on
+// the write path, when it is full; on Linux the Store starts the writeback of
+// that file's dirty pages every second (writeback_linux.go), so the msync has
+// little left to wait for.
 //
 // The band keys are not stored in the record: they exist only as postings
 // (and, hashed into index keys, in the 'p' marker), and the sketch they were

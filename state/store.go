@@ -120,6 +120,7 @@ type Store struct {
 	closeOnce sync.Once
 	closeErr  error
 	gc        *loop // value-log GC; nil when none runs
+	writeback *loop // the newest value-log file's writeback (Linux); nil when none runs
 }
 
 // Open opens (or creates) the database described by o.
@@ -159,6 +160,7 @@ func Open(o Options) (*Store, error) {
 	s.openFilter()
 	s.startGC()
 	s.startSweep()
+	s.startWriteback()
 	return s, nil
 }
 
@@ -302,6 +304,7 @@ func (s *Store) Close() error {
 		s.mu.Unlock()
 		s.gc.end()
 		s.sweeper.end()
+		s.writeback.end()
 		if err := s.db.Close(); err != nil {
 			s.closeErr = fmt.Errorf("close state %s: %w", where(s.opt), err)
 		}

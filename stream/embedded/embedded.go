@@ -52,6 +52,15 @@ type User struct {
 	Password  string
 }
 
+// segmentBytes is the log segment size of the broker's partitions. kfake
+// keeps an in-memory log's active segment in one slice that doubles as it
+// fills, copying the old one, and does it on the goroutine that serves every
+// request: with its default 100 MiB segments, each doubling to 128 MiB stalled
+// every client of a 1M-document bench for 0.3-0.5 s, the broker spending a
+// core zeroing fresh pages (perf; BENCHMARKS.md, "Records in the value log").
+// With 8 MiB segments a doubling copies at most 8 MiB.
+const segmentBytes = 8 << 20
+
 // Broker is a running embedded broker.
 type Broker struct {
 	cluster *kfake.Cluster
@@ -67,7 +76,8 @@ func Start(o Options) (*Broker, error) {
 	if parts <= 0 {
 		parts = 1
 	}
-	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.Ports(port), kfake.DefaultNumPartitions(parts)}
+	opts := []kfake.Opt{kfake.NumBrokers(1), kfake.Ports(port), kfake.DefaultNumPartitions(parts),
+		kfake.BrokerConfigs(map[string]string{"log.segment.bytes": strconv.Itoa(segmentBytes)})}
 	if len(o.Topics) > 0 {
 		opts = append(opts, kfake.SeedTopics(int32(parts), o.Topics...))
 	}
