@@ -135,9 +135,11 @@ const (
 	// WiscKey's key-value separation, which Badger is built for. A memtable
 	// then holds a 12-byte pointer for a record instead of the record, so a
 	// 32 MiB memtable holds more documents than a 64 MiB one did, and
-	// compactions never rewrite records. At 1M documents this took 73–84
-	// CPU s with an anonymous peak of 396–420 MB, against 84–89 CPU s and
-	// 609–611 MB with every record in the tree and 64 MiB memtables
+	// compactions never rewrite records. At 1M documents, interleaved with
+	// the build before (84–89 CPU s, an anonymous peak of 609–611 MB with
+	// every record in the tree and 64 MiB memtables), experimental builds
+	// took 73–84 CPU s and peaked at 396–420 MB; the committed one took
+	// 78–86 CPU s and peaked at 398–423 MB in twelve later runs
 	// (BENCHMARKS.md, "Records in the value log"). Reading a record is one
 	// more read, from the value log's mapped file (readRecord), and a record
 	// that is overwritten or expires leaves garbage there until the value-log

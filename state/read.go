@@ -283,9 +283,9 @@ func getDoc(db *badger.DB, txn *badger.Txn, seq uint64) (Doc, bool, error) {
 var afterRecordGet func()
 
 // readRecord passes fn the record of seq as txn sees it, and reports whether
-// there is one and when it expires (Badger's ExpiresAt). Records live in the value log, and Badger's value-log GC
-// deletes a file once it has moved the file's live records, unless an
-// iterator is open: a point read under a transaction begun before the move
+// there is one and when it expires (Badger's ExpiresAt). Records live in the
+// value log, and Badger's value-log GC deletes a file once it has moved the
+// file's live records, unless an iterator is open: a point read under a transaction begun before the move
 // then finds the file gone, and Badger logs the failed read and hands back
 // an empty value. A record is never empty, so an empty one is read again in
 // a fresh transaction, which sees the moved copy (or none, if it expired).

@@ -3,7 +3,8 @@ package state
 import (
 	"os"
 	"path/filepath"
-	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -27,16 +28,33 @@ func (s *Store) startWriteback() {
 	}
 }
 
-// startWritingBack starts the writeback of the newest value-log file.
+// startWritingBack starts the writeback of the newest value-log file. It
+// fails silently: the file may have been rotated away meanwhile, and the next
+// tick finds the new one.
 func (s *Store) startWritingBack(<-chan struct{}) {
-	files, err := filepath.Glob(filepath.Join(s.opt.Dir, "*.vlog"))
-	if err != nil || len(files) == 0 {
+	path := newestVlog(s.opt.Dir)
+	if path == "" {
 		return
 	}
-	f, err := os.Open(slices.Max(files)) // zero-padded names: the newest sorts last
+	f, err := os.Open(path)
 	if err != nil {
-		return // rotated away or removed meanwhile: the next tick finds the new one
+		return
 	}
 	defer f.Close()
 	_ = unix.SyncFileRange(int(f.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
+}
+
+// newestVlog is the path of the value-log file of dir with the largest file
+// id, "" if none. Badger names them by id zero-padded to six digits, so past
+// 999999 the names no longer sort as the ids do.
+func newestVlog(dir string) string {
+	files, _ := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	newest, path := int64(-1), ""
+	for _, f := range files {
+		id, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(f), ".vlog"), 10, 64)
+		if err == nil && id > newest {
+			newest, path = id, f
+		}
+	}
+	return path
 }

@@ -23,7 +23,7 @@ import (
 // moved into memory; with it, the limit at 1M is ~620 MiB and the collector
 // runs about once a second at 10k documents/s: BENCHMARKS.md, "Postings in
 // memory". Since the records moved to the value log, with 32 MiB memtables,
-// it is ~445 MiB there, and the live heap peaked at 333–350 MB: "Records in
+// it is ~445 MiB there, and the live heap peaked at 355–403 MB: "Records in
 // the value log".)
 const memoryHeadroom = 96 << 20
 
