@@ -139,7 +139,7 @@ const (
 	// the build before (84–89 CPU s, an anonymous peak of 609–611 MB with
 	// every record in the tree and 64 MiB memtables), experimental builds
 	// took 73–84 CPU s and peaked at 396–420 MB; the committed one took
-	// 78–86 CPU s and peaked at 398–423 MB in twelve later runs
+	// 78–86 CPU s and peaked at 398–434 MB in fourteen later runs
 	// (BENCHMARKS.md, "Records in the value log"). Reading a record is one
 	// more read, from the value log's mapped file (readRecord), and a record
 	// that is overwritten or expires leaves garbage there until the value-log
