@@ -1,7 +1,6 @@
 package state
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 
@@ -78,7 +77,7 @@ func (s *Store) SetClusters(seqs, clusters []uint64) (missing int, err error) {
 func clusterEntry(db *badger.DB, txn *badger.Txn, seq, cluster uint64) (*badger.Entry, bool, error) {
 	var rec []byte
 	expiresAt, ok, err := readRecord(db, txn, seq, func(v []byte) (err error) {
-		rec, err = withCluster(seq, bytes.Clone(v), cluster)
+		rec, err = withCluster(seq, v, cluster)
 		return err
 	})
 	if !ok || err != nil {

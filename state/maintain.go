@@ -15,7 +15,7 @@ import (
 const gcDiscardRatio = 0.5
 
 // loop is a goroutine the Store owns (value-log GC, the sweep of expired
-// postings), which Close stops.
+// postings, the value log's writeback), which Close stops.
 type loop struct{ stop, done chan struct{} }
 
 // every calls fn on a goroutine of its own every interval until the loop is

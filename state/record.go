@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -168,15 +169,17 @@ func decodeTime(ns int64) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-// withCluster returns the record v with its cluster set: rewritten in place
-// for versions 1 and 2, whose cluster is fixed-width, and encoded again (in
-// version 3) otherwise.
+// withCluster returns a new record: v with its cluster set, copied and
+// rewritten for versions 1 and 2, whose cluster is fixed-width, and encoded
+// again (in version 3) otherwise. v itself is not changed, so it may be a
+// value Badger lends.
 func withCluster(seq uint64, v []byte, cluster uint64) ([]byte, error) {
 	switch first(v) {
 	case recordV1, recordV2:
 		if len(v) < recordV1HeadLen {
 			return nil, fmt.Errorf("%w: seq %d: %d bytes, version %d", ErrCorrupt, seq, len(v), first(v))
 		}
+		v = bytes.Clone(v)
 		binary.BigEndian.PutUint64(v[offCluster:], cluster)
 		return v, nil
 	}

@@ -82,53 +82,52 @@ func sampleMemory(profile string) (stop func() (anon, live int64, err error)) {
 			perr, profiled = WriteHeapProfile(profile), peakLive
 		}
 	}
-	done, wg := make(chan struct{}), sync.WaitGroup{}
-	wg.Go(func() {
-		tick := time.NewTicker(memSampleEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-tick.C:
-				sample()
-			case <-done:
-				sample()
-				return
-			}
-		}
-	})
+	end := sampleEvery(sample)
 	return func() (int64, int64, error) {
-		close(done)
-		wg.Wait()
+		end()
 		return peakAnon, peakLive, perr
 	}
 }
 
-// PeakChildAnon samples the RssAnon of the running processes pids (fleet
-// instances) every memSampleEvery until the returned function is called,
-// which stops it (at its first call) and returns the largest sample of any
-// one of them: the filter's own memory, without the harness's.
-func PeakChildAnon(pids []int) (stop func() int64) {
-	var peak int64
+// sampleEvery calls sample every memSampleEvery on a goroutine of its own,
+// and once more when the returned function is first called, which returns
+// once that last sample is taken.
+func sampleEvery(sample func()) (stop func()) {
 	done, wg := make(chan struct{}), sync.WaitGroup{}
 	wg.Go(func() {
 		tick := time.NewTicker(memSampleEvery)
 		defer tick.Stop()
 		for {
-			for _, pid := range pids {
-				peak = max(peak, ChildStatus(pid, "RssAnon"))
-			}
 			select {
 			case <-tick.C:
+				sample()
 			case <-done:
+				sample()
 				return
 			}
 		}
 	})
-	return sync.OnceValue(func() int64 {
+	return sync.OnceFunc(func() {
 		close(done)
 		wg.Wait()
-		return peak
 	})
+}
+
+// PeakChildAnon samples the RssAnon of the running processes pids (fleet
+// instances) every memSampleEvery until the returned function is called,
+// which stops it and returns the largest sample of any one of them: the
+// filter's own memory, without the harness's. It may be called more than once.
+func PeakChildAnon(pids []int) (stop func() int64) {
+	var peak int64
+	end := sampleEvery(func() {
+		for _, pid := range pids {
+			peak = max(peak, ChildStatus(pid, "RssAnon"))
+		}
+	})
+	return func() int64 {
+		end()
+		return peak
+	}
 }
 
 // WriteHeapProfile writes a heap profile to the file at path.
