@@ -22,6 +22,7 @@ type benchOptions struct {
 	docs         int
 	corpus       string
 	brokers      string
+	brokerLog    string             // the embedded broker's log: "disk" or "memory"
 	config       string             // with brokers: kafka.tls and kafka.sasl, as run reads them
 	log          string             // latency mode: the filter's debug log goes here
 	trace        bench.SlowTrace    // latency mode: execution traces of late records (Path "": none)
@@ -78,8 +79,12 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	bench.ReleaseMemory()
+	where := cl.Addr
+	if o.brokers == "" {
+		where += " (embedded broker, log on " + o.brokerLog + ")"
+	}
 	fmt.Fprintf(stdout, "bench: %d documents (%.1f MB, %s) on %s, %d partitions, GOMAXPROCS %d\n",
-		o.docs, float64(bytes)/1e6, src.Name, cl.Addr, o.partitions, runtime.GOMAXPROCS(0))
+		o.docs, float64(bytes)/1e6, src.Name, where, o.partitions, runtime.GOMAXPROCS(0))
 	var pass *benchRun
 	if o.passthrough {
 		if pass, err = runPassthrough(ctx, cl, o); err != nil {
@@ -169,6 +174,7 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.docs, "docs", 100000, "documents to produce and filter")
 	fs.StringVar(&o.corpus, "corpus", "", "corpus whose documents (and word-shuffled variants past its size) are the input (default: 20news-bydate.tar.gz in the shared/corpora beside the repository)")
 	fs.StringVar(&o.brokers, "brokers", "", "use these brokers instead of starting an embedded broker process")
+	fs.StringVar(&o.brokerLog, "broker-log", "disk", "where the embedded broker process keeps its log: disk (a temporary directory, removed at exit, held in the kernel's page cache as a Kafka broker's is) or memory (its Go heap: at 1M documents several GB, and a broker that spends up to half its CPU zeroing fresh pages for it)")
 	fs.StringVar(&o.config, "config", "", "with --brokers: YAML configuration whose kafka.tls and kafka.sasl keys (and DEDUPSTREAM_KAFKA_TLS_*, _SASL_*) secure the connections, as for run")
 	fs.IntVar(&o.partitions, "partitions", 2, "partitions of the bench topics (embedded broker)")
 	fs.StringVar(&o.stateDir, "state", "", "state directory (default: a temporary one, removed at exit)")
@@ -212,6 +218,9 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	}
 	if o.docs < 1 || o.partitions < 1 || o.batch < 1 || o.copyRate < 0 || o.copyRate > 1 || o.latencyDocs < 0 || o.rate < 0 {
 		return o, fmt.Errorf("bench: -docs, -partitions and -batch must be positive, -copy-rate in [0, 1], -latency-docs and -rate not negative")
+	}
+	if o.brokerLog != "disk" && o.brokerLog != "memory" {
+		return o, fmt.Errorf("bench: -broker-log must be disk or memory, got %q", o.brokerLog)
 	}
 	if o.failover && (o.instances < 2 || o.shards < 1) {
 		return o, fmt.Errorf("bench: -failover needs -instances 2 or more and -index-shards")

@@ -14,8 +14,10 @@ import (
 )
 
 // benchBroker starts "dedupstream broker" as a child process on a free loopback
-// port, unless --brokers names a cluster (then reached with --config's
-// security settings), and returns where the bench's topics are.
+// port, its log in a temporary directory (--broker-log disk) or in its memory,
+// unless --brokers names a cluster (then reached with --config's security
+// settings), and returns where the bench's topics are and a function that
+// stops the broker and removes its log.
 func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), error) {
 	if o.brokers != "" {
 		sec, err := kafkaSecurity(o.kafka)
@@ -32,15 +34,30 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 		"--topics", strings.Join([]string{"bench", "bench.out", "bench.pass", "bench.dlq",
 			latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}, ","), "--partitions", strconv.Itoa(o.partitions),
 		"--min-session-timeout", "100ms") // fleet mode: instances that stop leave the group at once
+	removeLog := func() {}
+	if o.brokerLog == "disk" {
+		// An in-memory log lives on the broker's Go heap, which only grows:
+		// during a 1M-document run's latency mode, perf put half the broker's
+		// CPU in the kernel zeroing fresh pages for it (BENCHMARKS.md, "The
+		// bench's broker on disk"). A log in files is held by the page cache.
+		dir, err := os.MkdirTemp("", "dedupstream-bench-broker-*")
+		if err != nil {
+			return bench.Cluster{}, nil, err
+		}
+		removeLog = func() { os.RemoveAll(dir) }
+		cmd.Args = append(cmd.Args, "--data", dir)
+	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		removeLog()
 		return bench.Cluster{}, nil, err
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
+		removeLog()
 		return bench.Cluster{}, nil, fmt.Errorf("start broker process: %w", err)
 	}
-	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait() }
+	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); removeLog() }
 	line, err := bufio.NewReader(out).ReadString('\n')
 	var addr string
 	if _, serr := fmt.Sscanf(line, "broker listening on %s", &addr); err != nil || serr != nil {

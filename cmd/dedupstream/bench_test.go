@@ -191,6 +191,56 @@ func TestBenchFleet(t *testing.T) {
 	}
 }
 
+// TestBenchBrokerLog: the bench's own broker process keeps its log in a
+// temporary directory by default (files appear there during the run) and
+// removes it at exit; with --broker-log memory it writes no files.
+func TestBenchBrokerLog(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the bench and its broker as processes")
+	}
+	dir := benchCorpus(t, 6, 20)
+	bin := buildBinary(t)
+	for _, where := range []string{"disk", "memory"} {
+		tmp := t.TempDir()
+		var out bytes.Buffer
+		cmd := exec.Command(bin, "bench", "--corpus", dir, "--docs", "200", "--latency-docs", "0", "--passthrough=false", "--broker-log", where)
+		cmd.Env, cmd.Stdout, cmd.Stderr = append(os.Environ(), "TMPDIR="+tmp), &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		// While it runs: is a log segment in a broker directory under TMPDIR?
+		sawLog, running := false, true
+		for running && !sawLog {
+			select {
+			case err := <-exited:
+				if err != nil {
+					t.Fatalf("bench --broker-log %s: %v\n%s", where, err, out.String())
+				}
+				running = false
+			case <-time.After(10 * time.Millisecond):
+			}
+			logs, _ := filepath.Glob(filepath.Join(tmp, "dedupstream-bench-broker-*", "*", "*"))
+			sawLog = sawLog || len(logs) > 0
+		}
+		if running {
+			if err := <-exited; err != nil {
+				t.Fatalf("bench --broker-log %s: %v\n%s", where, err, out.String())
+			}
+		}
+		if sawLog != (where == "disk") {
+			t.Errorf("--broker-log %s: log files under TMPDIR during the run: %t", where, sawLog)
+		}
+		if left, _ := filepath.Glob(filepath.Join(tmp, "dedupstream-bench-broker-*")); len(left) != 0 {
+			t.Errorf("--broker-log %s: %v left after the bench exited", where, left)
+		}
+		if !strings.Contains(out.String(), "(embedded broker, log on "+where+")") {
+			t.Errorf("--broker-log %s: the header does not say where the log is:\n%s", where, out.String())
+		}
+	}
+}
+
 // TestWaitCommittedSeesAnExit checks that the fleet bench stops waiting for
 // the group's commits as soon as an instance exits, instead of waiting until
 // its deadline for a group that will not commit.

@@ -80,6 +80,11 @@ type LatencyDocs struct {
 // broker itself (out is in: the records are read back as written), or a
 // fleet of filter processes. With st not nil, late records are traced.
 func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeline, in, out string, ld LatencyDocs, st *SlowTrace) (*LatencyRun, error) {
+	docs, err := ld.encode() // before anything runs: no CPU taken from the filter's run
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = docs.free() }() // after the writer's Close, deferred below
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var r stream.Runner = stream.RunnerFunc(func(ctx context.Context) error { <-ctx.Done(); return nil })
@@ -99,7 +104,7 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	running := stream.Start(runCtx, r)
 	w := c.writer(in)
 	defer w.Close()
-	res, err := driveLatency(runCtx, w, rb, ld, running.Done())
+	res, err := driveLatency(runCtx, w, rb, ld, docs, running.Done())
 	if res != nil {
 		res.GCPauses, res.LongestGC = ReadGCPauses().Since(gcBefore)
 		res.CPU = CPUTime() - cpuBefore
@@ -123,10 +128,10 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	return res, err
 }
 
-// driveLatency produces the warm-up, waits for it to come back, then produces
+// driveLatency produces the warm-up (docs, encoded), waits for it to come back, then produces
 // the measured documents at ld.Rate and waits for all of them.
-func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, ld LatencyDocs, stopped <-chan struct{}) (*LatencyRun, error) {
-	if err := w.WriteMessages(ctx, ld.messages(0, ld.Warm, time.Now())...); err != nil {
+func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, ld LatencyDocs, docs *encoded, stopped <-chan struct{}) (*LatencyRun, error) {
+	if err := w.WriteMessages(ctx, docs.messages(0, ld.Warm, time.Now())...); err != nil {
 		return nil, fmt.Errorf("latency warm-up: %w", err)
 	}
 	if err := rb.waitFor(ctx, ld.Warm, time.Minute, stopped); err != nil {
@@ -147,7 +152,7 @@ func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, ld Latency
 		if due <= sent {
 			continue
 		}
-		if err := w.WriteMessages(ctx, ld.messages(ld.Warm+sent, due-sent, time.Now())...); err != nil {
+		if err := w.WriteMessages(ctx, docs.messages(ld.Warm+sent, due-sent, time.Now())...); err != nil {
 			return nil, fmt.Errorf("latency produce: %w", err)
 		}
 		sent = due
@@ -181,21 +186,50 @@ func slowest(samples []Sample) []Sample {
 	return out
 }
 
-// messages returns n JSON records, documents ld.First+from.., stamped t.
-// Warm-up records have keys "warm<i>", measured ones "d<i>".
-func (ld LatencyDocs) messages(from, n int, t time.Time) []kafka.Message {
-	msgs := make([]kafka.Message, n)
-	for k := range msgs {
-		i := ld.First + from + k
+// encoded is a latency run's documents (warm-up and measured), encoded as
+// JSON records before the run, in memory off the Go heap (offHeap).
+type encoded struct {
+	keys, values [][]byte
+	mem          offHeap
+}
+
+// encode encodes the documents ld.First.. of the run: the warm-up with keys
+// "warm<i>", the measured ones "d<i>". Generating a page (a shuffled copy of
+// a corpus document) and encoding it costs about as much CPU as filtering
+// it, which during the run would be taken from the filter on the same cores.
+// free releases them.
+func (ld LatencyDocs) encode() (*encoded, error) {
+	n := ld.Warm + ld.N
+	e := &encoded{keys: make([][]byte, n), values: make([][]byte, n)}
+	for k := range n {
+		i := ld.First + k
 		id := "d" + strconv.Itoa(i)
-		if from+k < ld.Warm {
+		if k < ld.Warm {
 			id = "warm" + strconv.Itoa(i)
 		}
-		msgs[k] = Message(id, ld.Src.Doc(i))
-		msgs[k].Time = t
+		m := Message(id, ld.Src.Doc(i))
+		var err error
+		if e.keys[k], err = e.mem.copy(m.Key); err == nil {
+			e.values[k], err = e.mem.copy(m.Value)
+		}
+		if err != nil {
+			return nil, errors.Join(err, e.free())
+		}
+	}
+	return e, nil
+}
+
+// messages returns the records of documents from..from+n-1 of the run
+// (counting the warm-up's), stamped t.
+func (e *encoded) messages(from, n int, t time.Time) []kafka.Message {
+	msgs := make([]kafka.Message, n)
+	for k := range msgs {
+		msgs[k] = kafka.Message{Key: e.keys[from+k], Value: e.values[from+k], Time: t}
 	}
 	return msgs
 }
+
+func (e *encoded) free() error { return e.mem.free() }
 
 // readback reads an output topic, one reader per partition (no group, so no
 // join delay), from the end each partition had when it started, and keeps
