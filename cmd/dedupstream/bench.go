@@ -150,18 +150,25 @@ func benchStateDir(o benchOptions) (string, func(), error) {
 // harness's floor), the passthrough (if o.passthrough), then
 // the filter on the state of the throughput run, each while a producer writes
 // the documents of ld at ld.rate (by default half the filter's throughput, so
-// that the latency is not that of a backlog).
+// that the latency is not that of a backlog). The documents are encoded once,
+// first, before any pipeline runs (bench.Encoded).
 func benchLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (floor, pass, filter *bench.LatencyRun, err error) {
-	if floor, err = brokerLatency(ctx, cl, o, ld); err != nil {
+	docs, err := ld.Encode()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer func() { _ = docs.Free() }()
+	bench.ReleaseMemory() // the encoding's garbage, before the filter sets its memory limit
+	if floor, err = brokerLatency(ctx, cl, o, docs); err != nil {
 		return nil, nil, nil, fmt.Errorf("latency without a pipeline: %w", err)
 	}
 	if o.passthrough {
-		if pass, err = passthroughLatency(ctx, cl, o, ld); err != nil {
+		if pass, err = passthroughLatency(ctx, cl, o, docs); err != nil {
 			return nil, nil, nil, fmt.Errorf("passthrough latency: %w", err)
 		}
 		bench.ReleaseMemory()
 	}
-	if filter, err = filterLatency(ctx, cl, o, dir, ld); err != nil {
+	if filter, err = filterLatency(ctx, cl, o, dir, docs); err != nil {
 		return nil, nil, nil, fmt.Errorf("filter latency: %w", err)
 	}
 	return floor, pass, filter, nil
@@ -221,6 +228,9 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	}
 	if o.brokerLog != "disk" && o.brokerLog != "memory" {
 		return o, fmt.Errorf("bench: -broker-log must be disk or memory, got %q", o.brokerLog)
+	}
+	if o.brokers != "" && given(fs, "broker-log") {
+		return o, fmt.Errorf("bench: -broker-log is the embedded broker's: not with -brokers")
 	}
 	if o.failover && (o.instances < 2 || o.shards < 1) {
 		return o, fmt.Errorf("bench: -failover needs -instances 2 or more and -index-shards")

@@ -120,7 +120,7 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 	}
 	if r.latency != nil {
 		r.cpu = cpuAtCommit
-		if r.floor, err = brokerLatency(ctx, cl, o, fleetLatencyDocs(o, src, r)); err != nil {
+		if r.floor, err = fleetFloor(ctx, cl, o, src, r); err != nil {
 			return nil, fmt.Errorf("latency without a pipeline: %w", err)
 		}
 	}
@@ -144,11 +144,16 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 // idle (with o.settle): the documents of fleetLatencyDocs produced to its
 // input topic, each read back from its output topic.
 func fleetLatency(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.Source, procs []*fleetProc, r *fleetRun) error {
+	docs, err := fleetLatencyDocs(o, src, r).Encode() // before the fleet's CPU is read
+	if err != nil {
+		return err
+	}
+	defer func() { _ = docs.Free() }()
 	if o.settle {
 		r.settled = settle(ctx, procs)
 	}
 	before, ok := fleetCPU(procs)
-	run, err := bench.RunLatency(ctx, cl, o.partitions, nil, "bench", "bench.out", fleetLatencyDocs(o, src, r), nil)
+	run, err := bench.RunLatency(ctx, cl, o.partitions, nil, "bench", "bench.out", docs, nil)
 	if err != nil {
 		return fmt.Errorf("fleet latency: %w", err)
 	}
@@ -157,6 +162,17 @@ func fleetLatency(ctx context.Context, cl bench.Cluster, o benchOptions, src *be
 	}
 	r.latency = run
 	return nil
+}
+
+// fleetFloor measures the harness alone (brokerLatency) with the documents
+// of the fleet's latency mode, once the fleet has stopped.
+func fleetFloor(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.Source, r *fleetRun) (*bench.LatencyRun, error) {
+	docs, err := fleetLatencyDocs(o, src, r).Encode()
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = docs.Free() }()
+	return brokerLatency(ctx, cl, o, docs)
 }
 
 // fleetLatencyDocs are the documents of the fleet's latency mode (latencyDocs

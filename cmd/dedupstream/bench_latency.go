@@ -25,22 +25,22 @@ const (
 
 // brokerLatency measures the harness alone: producer, broker and read-back,
 // with no pipeline between them.
-func brokerLatency(ctx context.Context, cl bench.Cluster, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
-	return bench.RunLatency(ctx, cl, o.partitions, nil, latBroker, latBroker, ld, nil)
+func brokerLatency(ctx context.Context, cl bench.Cluster, o benchOptions, docs *bench.Encoded) (*bench.LatencyRun, error) {
+	return bench.RunLatency(ctx, cl, o.partitions, nil, latBroker, latBroker, docs, nil)
 }
 
 // passthroughLatency runs the passthrough in latency mode.
-func passthroughLatency(ctx context.Context, cl bench.Cluster, o benchOptions, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
+func passthroughLatency(ctx context.Context, cl bench.Cluster, o benchOptions, docs *bench.Encoded) (*bench.LatencyRun, error) {
 	cfg := benchConfig(cl, o, latPassOut, "bench-passthrough-latency")
 	cfg.Kafka.Input = latPassIn
 	p := stream.NewPassthrough(cfg.Config, zap.NewNop())
 	defer p.Close()
-	return bench.RunLatency(ctx, cl, o.partitions, p, latPassIn, latPassOut, ld, nil)
+	return bench.RunLatency(ctx, cl, o.partitions, p, latPassIn, latPassOut, docs, nil)
 }
 
 // filterLatency runs the filter in latency mode on the state the throughput
 // run left, so the latency is that of a filter with o.docs documents stored.
-func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (*bench.LatencyRun, error) {
+func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, docs *bench.Encoded) (*bench.LatencyRun, error) {
 	cfg := filterConfig(cl, o, latFilterOut, "bench-filter-latency", dir) // the throughput run's state settings, too
 	cfg.Kafka.Input = latFilterIn
 	if err := cfg.validate(); err != nil {
@@ -62,7 +62,7 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 			return nil, errors.Join(err, a.close())
 		}
 	}
-	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, latFilterIn, latFilterOut, ld, &o.trace)
+	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, latFilterIn, latFilterOut, docs, &o.trace)
 	stopProfile() // the run, not the close below
 	if run != nil {
 		run.Settled = settled

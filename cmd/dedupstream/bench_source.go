@@ -57,7 +57,13 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 		removeLog()
 		return bench.Cluster{}, nil, fmt.Errorf("start broker process: %w", err)
 	}
-	stop := func() { _ = cmd.Process.Signal(os.Interrupt); _ = cmd.Wait(); removeLog() }
+	stop := func() {
+		if cmd.Process.Signal(os.Interrupt) != nil { // Windows has no interrupt to send
+			_ = cmd.Process.Kill()
+		}
+		_ = cmd.Wait()
+		removeLog()
+	}
 	line, err := bufio.NewReader(out).ReadString('\n')
 	var addr string
 	if _, serr := fmt.Sscanf(line, "broker listening on %s", &addr); err != nil || serr != nil {

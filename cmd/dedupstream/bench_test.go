@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -191,6 +192,28 @@ func TestBenchFleet(t *testing.T) {
 	}
 }
 
+// TestBenchBrokerLogFlag: --broker-log takes disk or memory, and only for
+// the bench's own broker.
+func TestBenchBrokerLogFlag(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		ok   bool
+	}{
+		{[]string{"--broker-log", "memory"}, true},
+		{[]string{"--broker-log", "tape"}, false},
+		{[]string{"--brokers", "127.0.0.1:9092"}, true},
+		{[]string{"--brokers", "127.0.0.1:9092", "--broker-log", "disk"}, false},
+	} {
+		o, err := parseBench(append([]string{"--corpus", "c.tar.gz"}, c.args...), io.Discard)
+		if (err == nil) != c.ok {
+			t.Errorf("bench %v: %v; want ok %t", c.args, err, c.ok)
+		}
+		if err == nil && o.brokers == "" && o.brokerLog != c.args[1] {
+			t.Errorf("bench %v: broker log %q", c.args, o.brokerLog)
+		}
+	}
+}
+
 // TestBenchBrokerLog: the bench's own broker process keeps its log in a
 // temporary directory by default (files appear there during the run) and
 // removes it at exit; with --broker-log memory it writes no files.
@@ -210,7 +233,8 @@ func TestBenchBrokerLog(t *testing.T) {
 		}
 		exited := make(chan error, 1)
 		go func() { exited <- cmd.Wait() }()
-		// While it runs: is a log segment in a broker directory under TMPDIR?
+		// While it runs: is there a log segment with records in it (kfake's
+		// partitions/<topic>-<p>/<offset>.dat) in a broker directory under TMPDIR?
 		sawLog, running := false, true
 		for running && !sawLog {
 			select {
@@ -221,8 +245,12 @@ func TestBenchBrokerLog(t *testing.T) {
 				running = false
 			case <-time.After(10 * time.Millisecond):
 			}
-			logs, _ := filepath.Glob(filepath.Join(tmp, "dedupstream-bench-broker-*", "*", "*"))
-			sawLog = sawLog || len(logs) > 0
+			segs, _ := filepath.Glob(filepath.Join(tmp, "dedupstream-bench-broker-*", "partitions", "bench-*", "*.dat"))
+			for _, seg := range segs {
+				if st, err := os.Stat(seg); err == nil && st.Size() > 0 {
+					sawLog = true
+				}
+			}
 		}
 		if running {
 			if err := <-exited; err != nil {

@@ -76,3 +76,10 @@ func parse(fs *flag.FlagSet, args []string) error {
 	}
 	return nil
 }
+
+// given reports whether the flag name was set on the command line.
+func given(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}

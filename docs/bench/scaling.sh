@@ -11,8 +11,8 @@
 # makes the tail; the bench's default of 10,000 flushes nothing) from a producer limited to
 # half the filter's docs/s — producer and read-back alone, passthrough, filter. Every run's
 # whole output is kept in $SCALING_LOGS (default: a temporary directory, removed at exit).
-# The 1M run needs ~7 GB of free disk for the broker's log (input, passthrough and filter
-# copies) and the state.
+# The 1M run needs ~7.5 GB free in $TMPDIR for the broker's log (input, passthrough and
+# filter copies, latency topics) and the state.
 set -euo pipefail
 root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 cd "$root"

@@ -10,20 +10,21 @@ import (
 // TestEncodedLatencyDocs: the documents a latency run encodes before it
 // starts are the records it would have built on the fly — Message of the
 // Source's documents from First on, the warm-up keyed "warm<i>", the rest
-// "d<i>" — stamped with the time given, and they span several off-heap
-// chunks without one overwriting another.
+// "d<i>" — stamped with the time given; and copies into off-heap memory that
+// do not fit in what is left of a chunk go to a new one, none overwriting
+// another.
 func TestEncodedLatencyDocs(t *testing.T) {
 	src := &Source{copyRate: 0.2}
 	for i := range 50 {
 		src.bodies = append(src.bodies, "page "+strconv.Itoa(i)+" of the encoding test with a few more words to shuffle")
 	}
 	ld := LatencyDocs{Src: src, First: 120, Warm: 3, N: 200}
-	e, err := ld.encode()
+	e, err := ld.Encode()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer func() {
-		if err := e.free(); err != nil {
+		if err := e.Free(); err != nil {
 			t.Error(err)
 		}
 	}()

@@ -73,18 +73,14 @@ type LatencyDocs struct {
 	Rate        float64 // docs/s
 }
 
-// RunLatency runs p while producing docs to topic in at the given rate, reads
+// RunLatency runs p while producing docs to topic in at docs.Rate, reads
 // topic out back (from its end when the run starts) and measures each record
 // from its input timestamp (set by the producer just before the write) to the
 // moment it is read back. With p nil, something else turns in into out: the
 // broker itself (out is in: the records are read back as written), or a
-// fleet of filter processes. With st not nil, late records are traced.
-func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeline, in, out string, ld LatencyDocs, st *SlowTrace) (*LatencyRun, error) {
-	docs, err := ld.encode() // before anything runs: no CPU taken from the filter's run
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = docs.free() }() // after the writer's Close, deferred below
+// fleet of filter processes. With st not nil, late records are traced. docs
+// are the caller's to free once it returns (it has closed its writer).
+func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeline, in, out string, docs *Encoded, st *SlowTrace) (*LatencyRun, error) {
 	runCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var r stream.Runner = stream.RunnerFunc(func(ctx context.Context) error { <-ctx.Done(); return nil })
@@ -104,7 +100,7 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	running := stream.Start(runCtx, r)
 	w := c.writer(in)
 	defer w.Close()
-	res, err := driveLatency(runCtx, w, rb, ld, docs, running.Done())
+	res, err := driveLatency(runCtx, w, rb, docs, running.Done())
 	if res != nil {
 		res.GCPauses, res.LongestGC = ReadGCPauses().Since(gcBefore)
 		res.CPU = CPUTime() - cpuBefore
@@ -128,9 +124,10 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	return res, err
 }
 
-// driveLatency produces the warm-up (docs, encoded), waits for it to come back, then produces
+// driveLatency produces the warm-up, waits for it to come back, then produces
 // the measured documents at ld.Rate and waits for all of them.
-func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, ld LatencyDocs, docs *encoded, stopped <-chan struct{}) (*LatencyRun, error) {
+func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, docs *Encoded, stopped <-chan struct{}) (*LatencyRun, error) {
+	ld := docs.LatencyDocs
 	if err := w.WriteMessages(ctx, docs.messages(0, ld.Warm, time.Now())...); err != nil {
 		return nil, fmt.Errorf("latency warm-up: %w", err)
 	}
@@ -186,21 +183,24 @@ func slowest(samples []Sample) []Sample {
 	return out
 }
 
-// encoded is a latency run's documents (warm-up and measured), encoded as
-// JSON records before the run, in memory off the Go heap (offHeap).
-type encoded struct {
+// Encoded is a latency run's documents (warm-up and measured) encoded as
+// JSON records ahead of the run, in memory off the Go heap (offHeap). Making
+// a page (a shuffled copy of a corpus document) and encoding it costs about
+// 18 µs, a third to half of what filtering it does, which during the run would
+// be taken from the filter on the same cores; and encoded once, the same
+// documents serve every run of a bench (the floor, the passthrough, the
+// filter). Free releases them.
+type Encoded struct {
+	LatencyDocs
 	keys, values [][]byte
 	mem          offHeap
 }
 
-// encode encodes the documents ld.First.. of the run: the warm-up with keys
-// "warm<i>", the measured ones "d<i>". Generating a page (a shuffled copy of
-// a corpus document) and encoding it costs about as much CPU as filtering
-// it, which during the run would be taken from the filter on the same cores.
-// free releases them.
-func (ld LatencyDocs) encode() (*encoded, error) {
+// Encode encodes the documents ld.First.. of the run: the warm-up with keys
+// "warm<i>", the measured ones "d<i>".
+func (ld LatencyDocs) Encode() (*Encoded, error) {
 	n := ld.Warm + ld.N
-	e := &encoded{keys: make([][]byte, n), values: make([][]byte, n)}
+	e := &Encoded{LatencyDocs: ld, keys: make([][]byte, n), values: make([][]byte, n)}
 	for k := range n {
 		i := ld.First + k
 		id := "d" + strconv.Itoa(i)
@@ -213,7 +213,7 @@ func (ld LatencyDocs) encode() (*encoded, error) {
 			e.values[k], err = e.mem.copy(m.Value)
 		}
 		if err != nil {
-			return nil, errors.Join(err, e.free())
+			return nil, errors.Join(err, e.Free())
 		}
 	}
 	return e, nil
@@ -221,7 +221,7 @@ func (ld LatencyDocs) encode() (*encoded, error) {
 
 // messages returns the records of documents from..from+n-1 of the run
 // (counting the warm-up's), stamped t.
-func (e *encoded) messages(from, n int, t time.Time) []kafka.Message {
+func (e *Encoded) messages(from, n int, t time.Time) []kafka.Message {
 	msgs := make([]kafka.Message, n)
 	for k := range msgs {
 		msgs[k] = kafka.Message{Key: e.keys[from+k], Value: e.values[from+k], Time: t}
@@ -229,7 +229,8 @@ func (e *encoded) messages(from, n int, t time.Time) []kafka.Message {
 	return msgs
 }
 
-func (e *encoded) free() error { return e.mem.free() }
+// Free releases the documents' memory. No run may be using them.
+func (e *Encoded) Free() error { return e.mem.free() }
 
 // readback reads an output topic, one reader per partition (no group, so no
 // join delay), from the end each partition had when it started, and keeps

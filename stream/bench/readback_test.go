@@ -33,6 +33,21 @@ func latencyTopic(t *testing.T) (context.Context, Cluster, LatencyDocs) {
 	return ctx, Cluster{Addr: b.Addr()}, LatencyDocs{Src: src, First: 0, Warm: LatencyWarmup, N: 50, Rate: 2000}
 }
 
+// encoded encodes ld's documents for the test, freed when it ends.
+func encoded(t *testing.T, ld LatencyDocs) *Encoded {
+	t.Helper()
+	e, err := ld.Encode()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := e.Free(); err != nil {
+			t.Error(err)
+		}
+	})
+	return e
+}
+
 // TestLatencyReadsFromTheEnd: the latency mode measures only the records
 // written after it starts, so it can run on a topic that already holds some,
 // as a fleet's output topic does after the throughput run. Records with the
@@ -44,7 +59,7 @@ func TestLatencyReadsFromTheEnd(t *testing.T) {
 		before = append(before, kafka.Message{Key: fmt.Appendf(nil, "d%d", i), Value: []byte("earlier")})
 	}
 	streamtest.Produce(t, c.Addr, "t", before...)
-	run, err := RunLatency(ctx, c, 2, nil, "t", "t", ld, nil)
+	run, err := RunLatency(ctx, c, 2, nil, "t", "t", encoded(t, ld), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +93,7 @@ func TestEndOffsetsOfAMissingTopic(t *testing.T) {
 // records are all faster writes none.
 func TestLatencyTracesLateRecords(t *testing.T) {
 	ctx, cl, ld := latencyTopic(t)
-	dir := t.TempDir()
+	dir, docs := t.TempDir(), encoded(t, ld)
 	for _, c := range []struct {
 		over  time.Duration
 		files int
@@ -87,7 +102,7 @@ func TestLatencyTracesLateRecords(t *testing.T) {
 		{time.Nanosecond, 1}, // every record is
 	} {
 		st := &SlowTrace{Path: filepath.Join(dir, fmt.Sprintf("trace-%s", c.over)), Over: c.over, Max: 1}
-		run, err := RunLatency(ctx, cl, 2, nil, "t", "t", ld, st)
+		run, err := RunLatency(ctx, cl, 2, nil, "t", "t", docs, st)
 		if err != nil {
 			t.Fatal(err)
 		}
