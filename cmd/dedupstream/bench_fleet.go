@@ -97,11 +97,16 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 	}
 	r.elapsed = time.Since(start)
 	cpuAtCommit, measured := fleetCPU(procs)
+	var docs *bench.Encoded // the latency mode's, for the fleet's run and then the floor's
 	if o.latencyDocs > 0 {
 		if !measured {
 			return nil, errors.New("the latency mode of the fleet needs the instances' CPU from /proc")
 		}
-		if err := fleetLatency(ctx, cl, o, src, procs, r); err != nil {
+		if docs, err = fleetLatencyDocs(o, src, r).Encode(); err != nil {
+			return nil, err
+		}
+		defer func() { _ = docs.Free() }()
+		if err := fleetLatency(ctx, cl, o, docs, procs, r); err != nil {
 			return nil, err
 		}
 	}
@@ -120,7 +125,7 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 	}
 	if r.latency != nil {
 		r.cpu = cpuAtCommit
-		if r.floor, err = fleetFloor(ctx, cl, o, src, r); err != nil {
+		if r.floor, err = brokerLatency(ctx, cl, o, docs); err != nil {
 			return nil, fmt.Errorf("latency without a pipeline: %w", err)
 		}
 	}
@@ -141,14 +146,9 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 }
 
 // fleetLatency runs the latency mode on the running fleet once it has gone
-// idle (with o.settle): the documents of fleetLatencyDocs produced to its
-// input topic, each read back from its output topic.
-func fleetLatency(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.Source, procs []*fleetProc, r *fleetRun) error {
-	docs, err := fleetLatencyDocs(o, src, r).Encode() // before the fleet's CPU is read
-	if err != nil {
-		return err
-	}
-	defer func() { _ = docs.Free() }()
+// idle (with o.settle): docs (of fleetLatencyDocs, encoded before the fleet's
+// CPU is read) produced to its input topic, each read back from its output topic.
+func fleetLatency(ctx context.Context, cl bench.Cluster, o benchOptions, docs *bench.Encoded, procs []*fleetProc, r *fleetRun) error {
 	if o.settle {
 		r.settled = settle(ctx, procs)
 	}
@@ -162,17 +162,6 @@ func fleetLatency(ctx context.Context, cl bench.Cluster, o benchOptions, src *be
 	}
 	r.latency = run
 	return nil
-}
-
-// fleetFloor measures the harness alone (brokerLatency) with the documents
-// of the fleet's latency mode, once the fleet has stopped.
-func fleetFloor(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.Source, r *fleetRun) (*bench.LatencyRun, error) {
-	docs, err := fleetLatencyDocs(o, src, r).Encode()
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = docs.Free() }()
-	return brokerLatency(ctx, cl, o, docs)
 }
 
 // fleetLatencyDocs are the documents of the fleet's latency mode (latencyDocs
