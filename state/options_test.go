@@ -41,12 +41,39 @@ func TestEnsureDefaults(t *testing.T) {
 	var o Options
 	o.EnsureDefaults()
 	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.FilterKeys != 1<<20 || o.Logger == nil ||
-		o.MemtableBytes != 32<<20 || o.NumMemtables != 3 {
+		o.MemtableBytes != 8<<20 || o.NumMemtables != 3 {
 		t.Errorf("defaults = %+v", o)
 	}
 	o = Options{MaxBucket: 5, MaxCandidates: 6, GCInterval: -1, FilterKeys: 7}
 	o.EnsureDefaults()
 	if o.MaxBucket != 5 || o.MaxCandidates != 6 || o.GCInterval != -1 || o.FilterKeys != 7 {
 		t.Errorf("EnsureDefaults overwrote set fields: %+v", o)
+	}
+}
+
+// TestLevel0Tables checks that level 0 holds as many bytes before a
+// compaction whatever the memtable size, and never fewer tables than Badger's
+// default.
+func TestLevel0Tables(t *testing.T) {
+	for _, c := range []struct {
+		memtable     int64
+		tables, stop int
+	}{
+		{32 << 20, 5, 15}, // Badger's defaults at the former default size
+		{64 << 20, 5, 15},
+		{16 << 20, 10, 20},
+		{DefaultMemtableBytes, 20, 30},
+		{4 << 20, 40, 50},
+	} {
+		tables, stop := level0Tables(c.memtable)
+		if tables != c.tables || stop != c.stop {
+			t.Errorf("level0Tables(%d MiB) = %d, %d; want %d, %d", c.memtable>>20, tables, stop, c.tables, c.stop)
+		}
+		o := Options{Dir: t.TempDir(), MemtableBytes: c.memtable}
+		o.EnsureDefaults()
+		if b := badgerOptions(o); b.NumLevelZeroTables != c.tables || b.NumLevelZeroTablesStall != c.stop {
+			t.Errorf("badgerOptions with %d MiB memtables: level 0 %d, stall %d; want %d, %d",
+				c.memtable>>20, b.NumLevelZeroTables, b.NumLevelZeroTablesStall, c.tables, c.stop)
+		}
 	}
 }

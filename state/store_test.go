@@ -333,7 +333,8 @@ func TestRecordMovedByValueLogGC(t *testing.T) {
 	valueLogFileSize = 1 << 20
 	const n, sketchLen = 3000, 1024
 	dir := t.TempDir()
-	o := Options{GCInterval: -1}
+	// 32 MiB memtables: level 0 is due for compaction at 5 tables (level0Tables).
+	o := Options{GCInterval: -1, MemtableBytes: 32 << 20}
 	s := openDisk(t, dir, o)
 	docs := make([]Doc, n)
 	for i := range docs {

@@ -129,12 +129,12 @@ func TestMemoryLimit(t *testing.T) {
 		}
 	}
 	c := loadValid(t, "", nil, nil)
-	if got, want := c.memoryLimit(state.Stats{FilterBytes: 2 * mib, IndexBytes: 100 * mib}), int64(1568*mib/10+6*mib+125*mib+memoryHeadroom); got != want {
+	if got, want := c.memoryLimit(state.Stats{FilterBytes: 2 * mib, IndexBytes: 100 * mib}), int64(392*mib/10+6*mib+125*mib+memoryHeadroom); got != want {
 		t.Errorf("filter 2 MiB, index 100 MiB: memory limit %d MiB, want %d MiB", got/mib, want/mib)
 	}
-	// three 32 MiB memtables of ~1.3 × their size and a level-0 table: 156.8 MiB
-	f("", 0, 1568*mib/10+memoryHeadroom)
-	f("", 20*mib, 1568*mib/10+60*mib+memoryHeadroom)
+	// three 8 MiB memtables of ~1.3 × their size and a level-0 table: 39.2 MiB
+	f("", 0, 392*mib/10+memoryHeadroom)
+	f("", 20*mib, 392*mib/10+60*mib+memoryHeadroom)
 	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 0, 36*32*mib/10+memoryHeadroom)
 	// four shard stores of two 16 MiB memtables each
 	f("index:\n  shards: 4\n", 0, 4*(36*16*mib/10)+memoryHeadroom)
