@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // sigCodec encodes the signatures of minhash and oph: n minima, each kept
@@ -37,6 +38,7 @@ func (c sigCodec) narrow(sig Signature) {
 
 // append encodes a (narrowed) signature.
 func (c sigCodec) append(dst []byte, sig Signature) []byte {
+	dst = slices.Grow(dst, c.width()*len(sig)) // one allocation, not one per doubling
 	if c.bits == 32 {
 		return sig.AppendBinary(dst)
 	}
