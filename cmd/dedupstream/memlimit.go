@@ -23,8 +23,12 @@ import (
 // moved into memory; with it, the limit at 1M is ~620 MiB and the collector
 // runs about once a second at 10k documents/s: BENCHMARKS.md, "Postings in
 // memory". Since the records moved to the value log, with 32 MiB memtables,
-// it is ~445 MiB there, and the live heap peaked at 355–403 MB: "Records in
-// the value log".)
+// it was ~445 MiB there, and the live heap peaked at 355–403 MB: "Records in
+// the value log". With the 8 MiB memtables of the eleventh session it is
+// ~328 MiB, the live heap peaking at 272–292 MB, and the collector runs more
+// often: 8–21% more CPU at 1M. A headroom of 152 MiB took that back, but the
+// latency p99 was 62–71 ms against 33–72 (three and five runs): "Smaller
+// memtables: the flush tail".)
 const memoryHeadroom = 96 << 20
 
 // autoMemoryLimit reports whether memory_limit is left to the process: 0,
@@ -40,7 +44,7 @@ func (c *Config) autoMemoryLimit() bool {
 // shard's, should it own them all), three times the key filters' bytes (a
 // filter grows by building one twice its size beside it), the postings
 // indexes' bytes and a quarter more (a shard of an index grows beside
-// itself) and memoryHeadroom — 253 MiB with the defaults and an empty state.
+// itself) and memoryHeadroom — 135 MiB with the defaults and an empty state.
 // Without a limit the collector lets the heap grow to twice what is live.
 func (c *Config) memoryLimit(st state.Stats) int64 {
 	held := 3*st.FilterBytes + st.IndexBytes + st.IndexBytes/4 + memoryHeadroom
