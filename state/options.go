@@ -22,9 +22,10 @@ const (
 	// heap (see Options.NumMemtables for how many there are). A full
 	// memtable costs the writer a new arena and the flusher a level-0 table
 	// built in one go, both in proportion to its size; at 32 MiB these made
-	// the latency tail at 1M documents (p99 119–158 ms, max 157–237 in three
-	// bench runs), at 8 MiB p99 33–50, max 50–73 in the three interleaved
-	// with them, for 6–18% more CPU (BENCHMARKS.md, "Smaller memtables").
+	// the latency tail at 1M documents (p99 / max 169–215 / 230–272 ms in
+	// three bench runs), at 8 MiB 50–80 / 76–116 in the three interleaved
+	// with them, for 8–21% more CPU (BENCHMARKS.md, "Smaller memtables: the
+	// flush tail").
 	DefaultMemtableBytes = 8 << 20
 	DefaultNumMemtables  = 3
 )
@@ -168,15 +169,19 @@ const (
 	// compacts as often as before: with five 8 MiB tables the same data would
 	// be merged into the level below four times as often.
 	level0Bytes = 160 << 20
+	// level0StallBytes is how much level 0 may hold before Badger stops
+	// writes until a compaction has made room: its fifteen tables of 32 MiB,
+	// so that a compaction running late has as much room as before.
+	level0StallBytes = 480 << 20
 )
 
 // level0Tables is Badger's NumLevelZeroTables for memtables of memtable
-// bytes (at least Badger's default, 5), and level0Stall its
+// bytes (at least Badger's default, 5), and stall its
 // NumLevelZeroTablesStall, the count at which Badger stops writes until a
-// compaction has run: as far above as Badger's defaults are (15).
+// compaction has run (at least Badger's margin of 10 tables above).
 func level0Tables(memtable int64) (tables, stall int) {
 	tables = max(5, int(level0Bytes/memtable))
-	return tables, tables + 10
+	return tables, max(tables+10, int(level0StallBytes/memtable))
 }
 
 // valueLogFileSize is the size of a value-log file: they are preallocated

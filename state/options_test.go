@@ -52,8 +52,8 @@ func TestEnsureDefaults(t *testing.T) {
 }
 
 // TestLevel0Tables checks that level 0 holds as many bytes before a
-// compaction whatever the memtable size, and never fewer tables than Badger's
-// default.
+// compaction, and before writes stop, whatever the memtable size, and never
+// fewer tables than Badger's defaults.
 func TestLevel0Tables(t *testing.T) {
 	for _, c := range []struct {
 		memtable     int64
@@ -61,9 +61,9 @@ func TestLevel0Tables(t *testing.T) {
 	}{
 		{32 << 20, 5, 15}, // Badger's defaults at the former default size
 		{64 << 20, 5, 15},
-		{16 << 20, 10, 20},
-		{DefaultMemtableBytes, 20, 30},
-		{4 << 20, 40, 50},
+		{16 << 20, 10, 30},
+		{DefaultMemtableBytes, 20, 60},
+		{4 << 20, 40, 120},
 	} {
 		tables, stop := level0Tables(c.memtable)
 		if tables != c.tables || stop != c.stop {

@@ -1,6 +1,7 @@
 package state
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,4 +42,31 @@ func removeEmptyLogs(dir string, log *zap.Logger) error {
 		log.Warn("removed an empty log file left by a crash", zap.String("file", f))
 	}
 	return nil
+}
+
+// memtableForLogs returns the memtable size that the memtable write-ahead
+// logs (.mem files) in dir were written with, 0 if there are none. Badger
+// creates each at twice its memtable size and, at open, replays what a crash
+// left in one into a memtable arena of the size it is opened with; an arena
+// too small for it ends the process (a failed assertion, not an error). So a
+// state written with larger memtables than it is opened with (an upgrade over
+// the old default of 32 MiB, or a lower state.memtable_bytes) after a crash
+// must be opened once with the size its logs need: Open does that.
+func memtableForLogs(dir string) (int64, error) {
+	mems, err := filepath.Glob(filepath.Join(dir, "*.mem"))
+	if err != nil {
+		return 0, err
+	}
+	var need int64
+	for _, f := range mems {
+		fi, err := os.Stat(f)
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue
+			}
+			return 0, err
+		}
+		need = max(need, fi.Size()/2)
+	}
+	return need, nil
 }

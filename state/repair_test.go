@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"go.uber.org/zap"
 )
 
 // TestOpenAfterKillCreatingLog: a process killed while Badger creates a
@@ -64,5 +66,63 @@ func openCloseWith(t *testing.T, dir, name string) {
 	}
 	if _, err := os.Stat(empty); name != "" && !os.IsNotExist(err) {
 		t.Errorf("the empty %s is still there (%v)", name, err)
+	}
+}
+
+// TestOpenAfterCrashWithLargerMemtables: a state whose process died with a
+// memtable of 32 MiB unflushed (the default until the eleventh session of
+// 2026-11-27) opens with today's 8 MiB memtables and keeps every document.
+// Badger replays the memtable's write-ahead log into an arena of the size it
+// is opened with, and one too small for it ends the process, so Open uses the
+// size the log was written with, this once. The crash is a copy of the
+// directory taken while the store is open and has written.
+func TestOpenAfterCrashWithLargerMemtables(t *testing.T) {
+	const n = 100_000 // ~17 MB of memtable: more than an 8 MiB one's arena holds
+	live := openDisk(t, t.TempDir(), Options{GCInterval: -1, MemtableBytes: 32 << 20, Logger: zap.NewNop()})
+	defer live.Close()
+	docs := make([]Doc, n)
+	for i := range docs {
+		docs[i] = doc(uint64(i + 1))
+	}
+	for i := 0; i < n; i += 1000 {
+		put(t, live, docs[i:i+1000]...)
+	}
+	crashed := t.TempDir()
+	copyFiles(t, live.opt.Dir, crashed)
+	if need, err := memtableForLogs(crashed); err != nil || need != 32<<20 {
+		t.Fatalf("memtableForLogs = %d, %v; want the 32 MiB the logs were written with", need, err)
+	}
+	s := openDisk(t, crashed, Options{GCInterval: -1, Logger: zap.NewNop()})
+	defer s.Close()
+	if s.opt.MemtableBytes != 32<<20 {
+		t.Errorf("opened with %d-byte memtables, want the logs' 32 MiB", s.opt.MemtableBytes)
+	}
+	for _, i := range []int{0, n / 2, n - 1} {
+		got, ok, err := s.Get(docs[i].Seq)
+		if err != nil || !ok {
+			t.Fatalf("seq %d after the crash: %v, %v", docs[i].Seq, ok, err)
+		}
+		sameDoc(t, got, docs[i])
+	}
+}
+
+// copyFiles copies the regular files of dir src into dst.
+func copyFiles(t *testing.T, src, dst string) {
+	t.Helper()
+	es, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range es {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -133,6 +133,15 @@ func Open(o Options) (*Store, error) {
 		if err := removeEmptyLogs(o.Dir, o.Logger); err != nil {
 			return nil, fmt.Errorf("open state %s: %w", where(o), err)
 		}
+		need, err := memtableForLogs(o.Dir)
+		if err != nil {
+			return nil, fmt.Errorf("open state %s: %w", where(o), err)
+		}
+		if need > o.MemtableBytes {
+			o.Logger.Warn("memtable write-ahead logs left unflushed (a crash) were written with larger memtables: this open uses their size, the next one state.memtable_bytes",
+				zap.Int64("memtable_bytes", need), zap.Int64("configured", o.MemtableBytes))
+			o.MemtableBytes = need
+		}
 	}
 	db, err := badger.Open(badgerOptions(o))
 	if err != nil {

@@ -41,8 +41,10 @@ type Config struct {
 	// creation; 0 means min(3, brokers).
 	Replication int `yaml:"replication"`
 	// MemtableBytes is each shard store's Badger memtable size (two per
-	// shard), smaller than state.memtable_bytes because an instance may own
-	// many shards.
+	// shard, because an instance may own many shards: fewer than the single
+	// store's three). 16 MiB was half of state.memtable_bytes' default when
+	// it was chosen and is twice it since that went to 8 MiB (issue 11);
+	// sharded mode was not measured with 8.
 	MemtableBytes int64 `yaml:"memtable_bytes"`
 }
 
