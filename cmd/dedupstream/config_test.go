@@ -132,10 +132,13 @@ func TestMemoryLimit(t *testing.T) {
 	if got, want := c.memoryLimit(state.Stats{FilterBytes: 2 * mib, IndexBytes: 100 * mib}), int64(392*mib/10+6*mib+125*mib+memoryHeadroom); got != want {
 		t.Errorf("filter 2 MiB, index 100 MiB: memory limit %d MiB, want %d MiB", got/mib, want/mib)
 	}
-	// three 8 MiB memtables of ~1.3 × their size and a level-0 table: 39.2 MiB
-	f("", 0, 392*mib/10+memoryHeadroom)
-	f("", 20*mib, 392*mib/10+60*mib+memoryHeadroom)
-	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 0, 36*32*mib/10+memoryHeadroom)
+	// three 8 MiB memtables of ~1.3 × their size and a level-0 table: 39.2 MiB,
+	// and the headroom: under the floor until the state has grown
+	f("", 0, memoryFloor)
+	f("", 60*mib, 392*mib/10+180*mib+memoryHeadroom)
+	f("", 20*mib, memoryFloor)
+	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 0, memoryFloor)
+	f("state:\n  memtable_bytes: 67108864\n  num_memtables: 2\n", 0, 36*64*mib/10+memoryHeadroom)
 	// four shard stores of two 16 MiB memtables each
 	f("index:\n  shards: 4\n", 0, 4*(36*16*mib/10)+memoryHeadroom)
 	f("memory_limit: 1073741824\n", 20*mib, 1024*mib)
@@ -156,7 +159,7 @@ func TestFollowState(t *testing.T) {
 	stats := func() state.Stats { return st }
 	c := loadValid(t, "", nil, nil)
 	follow := followState(&c, stats, zap.NewNop())
-	for _, st = range []state.Stats{{}, {FilterBytes: 40 << 20}, {FilterBytes: 10 << 20, IndexBytes: 80 << 20}} {
+	for _, st = range []state.Stats{{}, {FilterBytes: 60 << 20}, {FilterBytes: 10 << 20, IndexBytes: 80 << 20}} { // each above the floor
 		debug.SetMemoryLimit(math.MaxInt64)
 		follow()
 		if got, want := debug.SetMemoryLimit(-1), c.memoryLimit(st); st != (state.Stats{}) && got != want {
