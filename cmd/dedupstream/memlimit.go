@@ -39,7 +39,7 @@ const memoryHeadroom = 96 << 20
 // collector ran 3.5 times as often in the latency run (290 stop-the-world
 // pauses against 84) and the p99 rose from 33 to 80 ms (one run each; with
 // a limit of 253 MiB, 86 pauses and 56 ms). The old start (253 MiB) is
-// the floor; from ~500,000 documents on the formula is above it.
+// the floor; from ~600,000 documents on (estimated) the formula is above it.
 const memoryFloor = 256 << 20
 
 // autoMemoryLimit reports whether memory_limit is left to the process: 0,
