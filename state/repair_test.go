@@ -88,7 +88,9 @@ func TestOpenAfterCrashWithLargerMemtables(t *testing.T) {
 		put(t, live, docs[i:i+1000]...)
 	}
 	crashed := t.TempDir()
-	copyFiles(t, live.opt.Dir, crashed)
+	if err := os.CopyFS(crashed, os.DirFS(live.opt.Dir)); err != nil {
+		t.Fatal(err)
+	}
 	if need, err := memtableForLogs(crashed); err != nil || need != 32<<20 {
 		t.Fatalf("memtableForLogs = %d, %v; want the 32 MiB the logs were written with", need, err)
 	}
@@ -103,26 +105,5 @@ func TestOpenAfterCrashWithLargerMemtables(t *testing.T) {
 			t.Fatalf("seq %d after the crash: %v, %v", docs[i].Seq, ok, err)
 		}
 		sameDoc(t, got, docs[i])
-	}
-}
-
-// copyFiles copies the regular files of dir src into dst.
-func copyFiles(t *testing.T, src, dst string) {
-	t.Helper()
-	es, err := os.ReadDir(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, e := range es {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(src, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -59,17 +59,18 @@ func (c *Config) autoMemoryLimit() bool {
 // and at least memoryFloor. Without a limit the collector lets the heap grow
 // to twice what is live.
 func (c *Config) memoryLimit(st state.Stats) int64 {
-	held := 3*st.FilterBytes + st.IndexBytes + st.IndexBytes/4 + memoryHeadroom
-	switch {
-	case c.MemoryLimit > 0:
+	if c.MemoryLimit > 0 {
 		return c.MemoryLimit
-	case !c.autoMemoryLimit():
-		return 0
-	case c.Index.Shards > 0:
-		return max(memoryFloor, c.Index.WriteBufferBytes()+held)
-	default:
-		return max(memoryFloor, c.State.WriteBufferBytes()+held)
 	}
+	if !c.autoMemoryLimit() {
+		return 0
+	}
+	buffers := c.State.WriteBufferBytes()
+	if c.Index.Shards > 0 {
+		buffers = c.Index.WriteBufferBytes()
+	}
+	held := 3*st.FilterBytes + st.IndexBytes + st.IndexBytes/4 + memoryHeadroom
+	return max(memoryFloor, buffers+held)
 }
 
 // setMemoryLimit sets the soft memory limit cfg asks for, if any, for a

@@ -46,7 +46,8 @@ func TestEncodedLatencyDocs(t *testing.T) {
 	}
 
 	// Values larger than what is left of a chunk go to a new one.
-	var a offHeap
+	const offHeapChunk = 1 << 16
+	a := offHeap{chunk: offHeapChunk}
 	defer a.free()
 	big := bytes.Repeat([]byte("x"), offHeapChunk-10)
 	first, err := a.copy(big)

@@ -9,18 +9,21 @@ import "errors"
 // soft memory limit, which counts the Go heap only. Elsewhere it is plain
 // heap memory.
 type offHeap struct {
+	chunk  int // bytes a mapping holds (more for a larger value); 0 → offHeapChunk
 	chunks [][]byte
 	cur    []byte // the last chunk's used part; its capacity is the chunk's
 }
 
-// offHeapChunk is the size of the mappings offHeap allocates (more for a
-// larger value).
+// offHeapChunk is the size of the mappings an offHeap allocates by default.
 const offHeapChunk = 64 << 20
 
 // copy returns a copy of b in a's memory, valid until a.free.
 func (a *offHeap) copy(b []byte) ([]byte, error) {
 	if len(b) > cap(a.cur)-len(a.cur) {
-		c, err := mapChunk(max(offHeapChunk, len(b)))
+		if a.chunk == 0 {
+			a.chunk = offHeapChunk
+		}
+		c, err := mapChunk(max(a.chunk, len(b)))
 		if err != nil {
 			return nil, err
 		}
