@@ -38,6 +38,7 @@ type benchOptions struct {
 	latencyDocs  int     // documents of the latency mode; 0 skips it
 	rate         float64 // docs/s of the latency mode's producer; 0: half the filter's throughput
 	memProfile   string
+	timeline     bool
 	// memory caps of the filter run: state.memtable_bytes, state.num_memtables, memory_limit
 	memtable    int64
 	memtables   int
@@ -212,11 +213,12 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.rows, "rows", 0, "sketch.rows of the filter run (rows per band)")
 	fs.BoolVar(&o.contain, "contain", false, "sketch.contain of the filter run: minhash or oph with the containment sample")
 	fs.BoolVar(&o.settle, "settle", true, "latency mode: once the filter has opened its state, wait (at most 5 minutes) until no level is due for compaction and no compaction has finished for 2 s before producing, so that the compaction debt of the throughput run is not measured as latency (fleet mode: until the instances have used under a tenth of a core for a second, at most 10 minutes); false: produce at once")
+	fs.BoolVar(&o.timeline, "timeline", false, "latency mode, filter in process: print the run in windows of 0.5 s of production — p99, max, this process's CPU, the state's tables per level — to see a tail build up and what ran meanwhile")
 	fs.StringVar(&o.log, "log", "", "latency mode: write the filter's log, debug level (Badger's flushes and compactions included), as JSON lines to this file")
 	fs.StringVar(&o.trace.Path, "trace", "", "latency mode, filter in process: keep the last seconds of the process's Go execution trace in memory and write them to this file (then FILE.2, ...) shortly after a record comes back --trace-over late (go tool trace FILE)")
 	fs.DurationVar(&o.trace.Over, "trace-over", 50*time.Millisecond, "with --trace: how late a record must be to trigger a trace")
 	fs.IntVar(&o.trace.Max, "traces", 3, "with --trace: traces written at most (each triggered at least 3 s after the one before)")
-	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file, and one at the live heap's peak during the run to this file .peak")
+	fs.StringVar(&o.memProfile, "memprofile", "", "write a heap profile (in-use memory at the end of the filter run) to this file, and one at the live heap's peak during the run to this file .peak; with the latency mode, also FILE.latency.base and FILE.latency at its start and end, whose difference (go tool pprof -base) is what its run allocated")
 	if err := parse(fs, args); err != nil {
 		return o, err
 	}

@@ -62,15 +62,105 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 			return nil, errors.Join(err, a.close())
 		}
 	}
+	if o.memProfile != "" { // the run's allocations: go tool pprof -base FILE.latency.base FILE.latency
+		if err := bench.WriteHeapProfile(o.memProfile + ".latency.base"); err != nil {
+			return nil, errors.Join(err, a.close())
+		}
+	}
+	var watch *stateWatch
+	if o.timeline && a.store != nil {
+		watch = watchState(a.store.LevelShape)
+	}
 	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, latFilterIn, latFilterOut, docs, &o.trace)
 	stopProfile() // the run, not the close below
+	if watch != nil {
+		states := watch.stop()
+		if run != nil {
+			run.Timeline = annotate(run.Timeline, states)
+		}
+	}
+	if o.memProfile != "" && err == nil {
+		err = bench.WriteHeapProfile(o.memProfile + ".latency")
+	}
 	if run != nil {
 		run.Settled = settled
+		run.StageTail = bench.StageTail(a.reg)
+		run.StageSeconds = bench.StageSeconds(a.reg)
 	}
 	if cerr := a.close(); err == nil {
 		err = cerr
 	}
 	return run, err
+}
+
+// stateSample is what watchState saw at a moment: this process's CPU time
+// and the tables of each level of the state.
+type stateSample struct {
+	at     time.Time
+	cpu    time.Duration
+	tables []int64
+}
+
+// stateWatch samples, every stateEvery, this process's CPU time and the
+// state's tables per level (LevelShape), for bench --timeline.
+type stateWatch struct {
+	done    chan struct{}
+	samples chan []stateSample
+}
+
+const stateEvery = 100 * time.Millisecond
+
+func watchState(shape func() []int64) *stateWatch {
+	w := &stateWatch{done: make(chan struct{}), samples: make(chan []stateSample, 1)}
+	go func() {
+		var out []stateSample
+		t := time.NewTicker(stateEvery)
+		defer t.Stop()
+		for {
+			var tables []int64
+			for i, v := range shape() {
+				if i%2 == 0 { // LevelShape alternates tables and bytes
+					tables = append(tables, v)
+				}
+			}
+			out = append(out, stateSample{at: time.Now(), cpu: bench.CPUTime(), tables: tables})
+			select {
+			case <-w.done:
+				w.samples <- out
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return w
+}
+
+func (w *stateWatch) stop() []stateSample {
+	close(w.done)
+	return <-w.samples
+}
+
+// annotate adds to each window of tl the process's CPU over it (cores) and
+// the state's tables per level at its end, from the samples nearest its
+// bounds.
+func annotate(tl []bench.Window, ss []stateSample) []bench.Window {
+	at := func(t time.Time) (stateSample, bool) {
+		i, _ := slices.BinarySearchFunc(ss, t, func(s stateSample, t time.Time) int { return s.at.Compare(t) })
+		if i >= len(ss) {
+			return stateSample{}, false
+		}
+		return ss[i], true
+	}
+	for i := range tl {
+		a, ok1 := at(tl[i].Start)
+		b, ok2 := at(tl[i].Start.Add(bench.TimelineStep))
+		if !ok1 || !ok2 || !b.at.After(a.at) {
+			continue
+		}
+		tl[i].Cores = (b.cpu - a.cpu).Seconds() / b.at.Sub(a.at).Seconds()
+		tl[i].Tables = b.tables
+	}
+	return tl
 }
 
 // settleMax bounds the wait of settleCompactions.
@@ -141,12 +231,24 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 		fmt.Fprintf(w, "the filter's batches in its latency run: %d, %.1f records each on average; this process's CPU meanwhile (filter, producer, read-back): %.1f s, %.0f µs a record\n",
 			run.Batches, float64(run.Records)/float64(run.Batches), run.CPU.Seconds(), run.CPU.Seconds()*1e6/float64(run.Records))
 	}
+	if run.StageTail != "" {
+		fmt.Fprintf(w, "the filter's latency run, seconds per stage (sum over batches): %s; batches over 16/32/64 ms: %s\n", run.StageSeconds, run.StageTail)
+	}
 	if run.Settled > 0 {
 		fmt.Fprintf(w, "before producing, the filter waited %.1f s after opening for its state's compactions to settle (--settle)\n", run.Settled.Seconds())
 	}
 	for _, t := range run.Traces {
 		fmt.Fprintf(w, "execution trace of the seconds before a record read back at %s, %.1f ms late: %s (go tool trace)\n",
 			t.At.UTC().Format("15:04:05.000"), t.Latency.Seconds()*1e3, t.Path)
+	}
+	if len(run.Timeline) > 0 {
+		fmt.Fprintf(w, "timeline of the filter's latency run, by when records were produced (the process's CPU: filter, producer, read-back; the state's tables per level at the window's end):\n")
+		fmt.Fprintln(w, "| from s | records | p99 ms | max ms | CPU cores | tables per level |")
+		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---|")
+		for _, win := range run.Timeline {
+			fmt.Fprintf(w, "| %.1f | %d | %.1f | %.1f | %.2f | %v |\n", win.Start.Sub(run.Timeline[0].Start).Seconds(), win.Records,
+				win.P99.Seconds()*1e3, win.Max.Seconds()*1e3, win.Cores, win.Tables)
+		}
 	}
 	if len(run.Slowest) > 0 {
 		fmt.Fprintf(w, "slowest records of the filter's latency run (produced at, latency; --log FILE has the filter's debug log to line them up with):\n")

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -289,5 +290,32 @@ func TestWaitCommittedSeesAnExit(t *testing.T) {
 	err = waitCommitted(ctx, bench.Cluster{Addr: b.Addr()}, "nobody", []*fleetProc{p})
 	if err == nil || !strings.Contains(err.Error(), "instance 0 exited") || time.Since(start) > 30*time.Second {
 		t.Fatalf("waitCommitted with an instance gone: %v after %v, want its exit reported at once", err, time.Since(start))
+	}
+}
+
+// TestAnnotateTimeline: each window gets the CPU between the samples at its
+// bounds, per second, and the tables at its end; a window past the samples
+// gets nothing.
+func TestAnnotateTimeline(t *testing.T) {
+	t0 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
+	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
+	var ss []stateSample
+	for i := 0; i <= 10; i++ { // every 100 ms for 1 s: 150 ms of CPU a sample, then 50
+		cpu := ms(150*min(i, 5)) + ms(50*max(i-5, 0))
+		tables := []int64{int64(3 + i/5), 0, 40}
+		ss = append(ss, stateSample{at: t0.Add(ms(100 * i)), cpu: cpu, tables: tables})
+	}
+	tl := annotate([]bench.Window{{Start: t0}, {Start: t0.Add(ms(500))}, {Start: t0.Add(ms(1000))}}, ss)
+	if got := tl[0].Cores; got < 1.499 || got > 1.501 {
+		t.Errorf("first window: %.3f cores, want 1.5", got)
+	}
+	if got := tl[1].Cores; got < 0.499 || got > 0.501 {
+		t.Errorf("second window: %.3f cores, want 0.5", got)
+	}
+	if want := []int64{4, 0, 40}; !slices.Equal(tl[0].Tables, want) {
+		t.Errorf("first window ends with tables %v, want %v", tl[0].Tables, want)
+	}
+	if tl[2].Cores != 0 || tl[2].Tables != nil {
+		t.Errorf("a window past the samples was annotated: %+v", tl[2])
 	}
 }

@@ -1,8 +1,6 @@
 package bench
 
 import (
-	"time"
-
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/stream"
@@ -25,8 +23,8 @@ func (c Cluster) Dialer() *kafka.Dialer { return c.Security.Dialer(clientID) }
 func (c Cluster) Transport() *kafka.Transport { return c.Security.Transport(clientID) }
 
 // writer is the bench's producer to topic: hashed keys, acknowledged by all
-// replicas, batches of up to 1,000 records sent after at most a millisecond.
+// replicas, batches of up to 1,000 records sent at once (stream.SendAtOnce).
 func (c Cluster) writer(topic string) *kafka.Writer {
 	return &kafka.Writer{Addr: kafka.TCP(c.Addr), Topic: topic, Balancer: &kafka.Hash{}, Transport: c.Transport(),
-		BatchSize: 1000, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
+		BatchSize: 1000, BatchTimeout: stream.SendAtOnce, RequiredAcks: kafka.RequireAll}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"sync"
@@ -42,6 +43,12 @@ type LatencyRun struct {
 	CPU time.Duration
 	// Traces are the execution traces written of late records (SlowTrace).
 	Traces []TraceFile
+	// Timeline is the run's production in windows of TimelineStep.
+	Timeline []Window
+	// StageSeconds and StageTail are StageSeconds and StageTail of the
+	// filter's metrics (in process): its seconds and its batches over 16,
+	// 32 and 64 ms, stage by stage.
+	StageSeconds, StageTail string
 }
 
 // Sample is one measured record: when it was produced and how long it took
@@ -99,6 +106,7 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	gcBefore, cpuBefore := ReadGCPauses(), CPUTime()
 	running := stream.Start(runCtx, r)
 	w := c.writer(in)
+	w.BatchSize = tickBatch(docs.LatencyDocs.Rate, partitions)
 	defer w.Close()
 	res, err := driveLatency(runCtx, w, rb, docs, running.Done())
 	if res != nil {
@@ -124,6 +132,22 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	return res, err
 }
 
+// produceTick is how often driveLatency produces the records due.
+const produceTick = 5 * time.Millisecond
+
+// tickBatch is the BatchSize of driveLatency's writer: twice a partition's
+// share of a tick's records, at least 16. kafka-go gives every batch it
+// starts room for BatchSize records, and with the 1,000 of the bench's
+// other writers that was 152 KB a partition every tick, 4.3 KB a record at
+// 13.6k docs/s: a third of what the process allocated in the latency run
+// (filter, producer and read-back share it), making the filter's collector
+// run more often than it would beside another process's producer. A tick
+// with more records for a partition is sent as more than one batch.
+func tickBatch(rate float64, partitions int) int {
+	perTick := rate * produceTick.Seconds() / float64(max(partitions, 1))
+	return max(16, 2*int(math.Ceil(perTick)))
+}
+
 // driveLatency produces the warm-up, waits for it to come back, then produces
 // the measured documents at ld.Rate and waits for all of them.
 func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, docs *Encoded, stopped <-chan struct{}) (*LatencyRun, error) {
@@ -135,7 +159,7 @@ func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, docs *Enco
 		return nil, fmt.Errorf("latency warm-up: %w", err)
 	}
 	start := time.Now()
-	tick := time.NewTicker(5 * time.Millisecond)
+	tick := time.NewTicker(produceTick)
 	defer tick.Stop()
 	for sent := 0; sent < ld.N; {
 		select {
@@ -165,7 +189,56 @@ func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, docs *Enco
 		lat[i] = sm.Latency
 	}
 	slices.Sort(lat)
-	return &LatencyRun{Docs: len(lat), Produced: produced, Lat: lat, Slowest: slowest(samples)}, nil
+	tl := timeline(samples, TimelineStep)
+	return &LatencyRun{Docs: len(lat), Produced: produced, Lat: lat, Slowest: slowest(samples), Timeline: tl}, nil
+}
+
+// TimelineStep is the span of production a Window covers.
+const TimelineStep = 500 * time.Millisecond
+
+// Window is a span of a latency run's production: how many records were
+// produced in it, and the 99th percentile and the largest of their
+// latencies. A tail that builds over seconds (the filter short of CPU)
+// shows as windows rising one after the other; a stall, as one.
+type Window struct {
+	Start    time.Time
+	Records  int
+	P99, Max time.Duration
+	// Cores and Tables are the caller's to fill in (bench --timeline):
+	// the process's CPU over the window and the state's tables per level
+	// at its end.
+	Cores  float64
+	Tables []int64
+}
+
+// timeline sorts samples by production time and cuts them into windows of
+// step.
+func timeline(samples []Sample, step time.Duration) []Window {
+	slices.SortFunc(samples, func(a, b Sample) int { return a.At.Compare(b.At) })
+	var out []Window
+	var lat []time.Duration
+	flush := func() {
+		if len(lat) == 0 {
+			return
+		}
+		slices.Sort(lat)
+		w := &out[len(out)-1]
+		w.Records, w.P99, w.Max = len(lat), Percentile(lat, 0.99), lat[len(lat)-1]
+		lat = lat[:0]
+	}
+	for _, sm := range samples {
+		if len(out) == 0 || sm.At.Sub(out[len(out)-1].Start) >= step {
+			flush()
+			start := sm.At
+			if len(out) > 0 {
+				start = out[len(out)-1].Start.Add(step * (sm.At.Sub(out[len(out)-1].Start) / step))
+			}
+			out = append(out, Window{Start: start})
+		}
+		lat = append(lat, sm.Latency)
+	}
+	flush()
+	return out
 }
 
 // slowest returns the slowest record of each 10 ms of production (records

@@ -66,6 +66,16 @@ func TestLatencyReadsFromTheEnd(t *testing.T) {
 	if run.Docs != ld.N || len(run.Lat) != ld.N {
 		t.Fatalf("measured %d records (%d latencies), want the %d produced by the run", run.Docs, len(run.Lat), ld.N)
 	}
+	inWindows := 0
+	for i, w := range run.Timeline {
+		inWindows += w.Records
+		if i > 0 && !w.Start.After(run.Timeline[i-1].Start) {
+			t.Errorf("timeline window %d starts at %v, not after the one before (%v)", i, w.Start, run.Timeline[i-1].Start)
+		}
+	}
+	if inWindows != ld.N {
+		t.Errorf("the timeline's windows hold %d records, want %d", inWindows, ld.N)
+	}
 }
 
 // TestEndOffsetsOfAMissingTopic: a latency topic is created by its first

@@ -140,7 +140,7 @@ func (f *Front) stopIdleReaders(now time.Time) {
 func newPartitionWriter(k stream.KafkaConfig, sec stream.Security) *kafka.Writer {
 	return &kafka.Writer{
 		Addr: kafka.TCP(k.Brokers...), Balancer: toPartition{}, RequiredAcks: kafka.RequireAll,
-		BatchSize: 1000, BatchBytes: int64(k.MaxBatchBytes), BatchTimeout: time.Millisecond, MaxAttempts: 3,
+		BatchSize: 1000, BatchBytes: int64(k.MaxBatchBytes), BatchTimeout: stream.SendAtOnce, MaxAttempts: 3,
 		Transport: sec.Transport(k.ClientID),
 	}
 }
