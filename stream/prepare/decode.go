@@ -57,6 +57,14 @@ type decoder struct {
 
 // decode reads m per the configured format.
 func (d decoder) decode(m *kafka.Message) (Record, *InputError) {
+	var buf []byte
+	return d.decodeInto(m, &buf)
+}
+
+// decodeInto is decode that unescapes a JSON record's body, when it has
+// escapes, into *buf (from its start, growing it as needed), so that the
+// Record's Body may alias *buf until the next decodeInto with it.
+func (d decoder) decodeInto(m *kafka.Message, buf *[]byte) (Record, *InputError) {
 	v := m.Value
 	if len(v) == 0 {
 		return Record{}, decodeErr("EmptyValue", "empty value")
@@ -74,11 +82,11 @@ func (d decoder) decode(m *kafka.Message) (Record, *InputError) {
 	var rec Record
 	switch {
 	case d.cfg.Format == FormatJSON || d.record != nil:
-		rec, ierr = d.decodeJSON(m.Headers, v, bom)
+		rec, ierr = d.decodeJSON(m.Headers, v, bom, buf)
 	case d.cfg.Format == FormatAuto && startsObject(v):
 		// A value that starts like an object and parses as one is a record;
 		// one that does not parse is a page that happens to start with "{".
-		if rec, ierr = d.decodeJSON(m.Headers, v, bom); ierr != nil && ierr.Class == "dedupstream.MalformedJSON" {
+		if rec, ierr = d.decodeJSON(m.Headers, v, bom, buf); ierr != nil && ierr.Class == "dedupstream.MalformedJSON" {
 			rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom)
 		}
 	default:
@@ -136,9 +144,11 @@ func firstInvalidUTF8(v []byte) int {
 // decodeJSON reads a record: v is the value, or its text when it had a
 // byte-order mark naming charset bom. A record that is not UTF-8 is decoded
 // from the charset it names before it is parsed.
-func (d decoder) decodeJSON(hs []kafka.Header, v []byte, bom string) (Record, *InputError) {
+func (d decoder) decodeJSON(hs []kafka.Header, v []byte, bom string, buf *[]byte) (Record, *InputError) {
 	if bom == "" {
-		if rec, ok := d.fastRecord(v); ok {
+		rec, grown, ok := d.fastRecord(v, *buf)
+		*buf = grown
+		if ok {
 			return rec, nil
 		}
 	}

@@ -1,6 +1,7 @@
 package prepare
 
 import (
+	"slices"
 	"unicode/utf8"
 )
 
@@ -36,16 +37,23 @@ type fastField struct {
 const maxFastDepth = 64
 
 // fastRecord decodes a page record of UTF-8 JSON (v without a byte-order
-// mark), or returns false to hand it to the full parser.
-func (d decoder) fastRecord(v []byte) (Record, bool) {
+// mark), or returns false to hand it to the full parser. A body with escapes
+// is unescaped into buf (from its start), which it returns, grown or not.
+func (d decoder) fastRecord(v, buf []byte) (Record, []byte, bool) {
 	if d.record != nil || !utf8.Valid(v) {
-		return Record{}, false
+		return Record{}, buf, false
 	}
 	f := d.cfg.Fields
 	names := [...]string{f.ID, f.URL, f.Title, f.HTML, f.Body}
 	var got [len(names)]fastField
-	s := fastScanner{b: v}
-	if !s.object(names[:], got[:]) {
+	s := fastScanner{b: v, buf: buf[:0]}
+	rec, ok := s.record(names[:], got[:])
+	return rec, s.buf, ok
+}
+
+// record reads the record's object and makes its Record.
+func (s *fastScanner) record(names []string, got []fastField) (Record, bool) {
+	if !s.object(names, got) {
 		return Record{}, false
 	}
 	s.space()
@@ -75,6 +83,7 @@ type fastScanner struct {
 	b     []byte
 	i     int
 	depth int
+	buf   []byte // where a body field with escapes is unescaped to
 }
 
 func (s *fastScanner) space() {
@@ -154,7 +163,9 @@ func (s *fastScanner) field(body bool) (fastField, bool) {
 	case c == '"' && body:
 		raw, escaped, ok := s.raw()
 		if ok && escaped {
-			raw, ok = unescape(raw)
+			start := len(s.buf)
+			s.buf, ok = appendUnescaped(s.buf, raw)
+			raw = s.buf[start:len(s.buf):len(s.buf)] // a later field appends after it
 		}
 		return fastField{kind: fastString, body: raw}, ok
 	case c == '"':
@@ -354,7 +365,12 @@ func (s *fastScanner) str() (string, bool) {
 // unescape resolves the escapes of a string raw already checked; a \u
 // escape of a surrogate goes to the full parser, which pairs or replaces it.
 func unescape(raw []byte) ([]byte, bool) {
-	out := make([]byte, 0, len(raw))
+	return appendUnescaped(make([]byte, 0, len(raw)), raw)
+}
+
+// appendUnescaped is unescape appending to out.
+func appendUnescaped(out, raw []byte) ([]byte, bool) {
+	out = slices.Grow(out, len(raw))
 	for i := 0; i < len(raw); {
 		c := raw[i]
 		if c != '\\' {

@@ -12,7 +12,7 @@ import (
 // Item is one input record after decode, clean and sketch.
 type Item struct {
 	Msg       *kafka.Message
-	Rec       Record
+	Rec       Record      // without its Body, which is read only while preparing
 	Err       *InputError // non-nil: the record is invalid
 	Hash      uint64      // content hash of the cleaned text
 	Sketch    []byte      // the Method's encoded sketch
@@ -47,6 +47,7 @@ func (p *Preparer) Method() lsh.Method { return p.method }
 // Scratch holds per-worker buffers reused across records. The zero value is
 // ready to use.
 type Scratch struct {
+	body   []byte // a JSON record's body, unescaped
 	text   []byte
 	sketch lsh.Scratch
 }
@@ -59,7 +60,7 @@ func (s *Scratch) Text() []byte { return s.text }
 // hash, sketch and index keys, or the InputError that dead-letters it.
 func (p *Preparer) Prepare(m *kafka.Message, s *Scratch) Item {
 	it := Item{Msg: m}
-	rec, ierr := p.dec.decode(m)
+	rec, ierr := p.dec.decodeInto(m, &s.body)
 	if ierr != nil {
 		it.Err = ierr
 		return it
@@ -70,6 +71,7 @@ func (p *Preparer) Prepare(m *kafka.Message, s *Scratch) Item {
 	}
 	var res clean.Result
 	s.text, res = CleanText(s.text[:0], p.cleaner, rec)
+	it.Rec.Body = nil // it may alias s.body, which the next record reuses
 	if res.Tokens == 0 {
 		it.Err = &InputError{Stage: StageClean, Class: "dedupstream.NoText", Msg: "no words left after cleaning"}
 		return it
