@@ -58,7 +58,8 @@ func newReader(cfg Config, sec Security, log *zap.Logger, member *membership) *k
 }
 
 // SendAtOnce is the BatchTimeout of writers whose every WriteMessages is
-// synchronous and carries all there is to send (a batch's records): kafka-go
+// synchronous, from one goroutine, and carries all there is to send (a
+// batch's records): kafka-go
 // sends a batch that is not full when its BatchTimeout has passed, even a
 // synchronous call's, so the 1 ms of before cost every emit a millisecond
 // or more (BENCHMARKS.md, "Where the latency goes"). A call's records for a

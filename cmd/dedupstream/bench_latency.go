@@ -246,8 +246,12 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 		fmt.Fprintln(w, "| from s | records | p99 ms | max ms | CPU cores | tables per level |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---|")
 		for _, win := range run.Timeline {
-			fmt.Fprintf(w, "| %.1f | %d | %.1f | %.1f | %.2f | %v |\n", win.Start.Sub(run.Timeline[0].Start).Seconds(), win.Records,
-				win.P99.Seconds()*1e3, win.Max.Seconds()*1e3, win.Cores, win.Tables)
+			cores, tables := "", "" // the last window may end after the last sample
+			if win.Tables != nil {
+				cores, tables = fmt.Sprintf("%.2f", win.Cores), fmt.Sprint(win.Tables)
+			}
+			fmt.Fprintf(w, "| %.1f | %d | %.1f | %.1f | %s | %s |\n", win.Start.Sub(run.Timeline[0].Start).Seconds(), win.Records,
+				win.P99.Seconds()*1e3, win.Max.Seconds()*1e3, cores, tables)
 		}
 	}
 	if len(run.Slowest) > 0 {

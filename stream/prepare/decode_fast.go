@@ -163,8 +163,12 @@ func (s *fastScanner) field(body bool) (fastField, bool) {
 	case c == '"' && body:
 		raw, escaped, ok := s.raw()
 		if ok && escaped {
+			out, uok := appendUnescaped(s.buf, raw)
+			if !uok {
+				return fastField{}, false // a surrogate: the full parser's (s.buf kept as it was)
+			}
 			start := len(s.buf)
-			s.buf, ok = appendUnescaped(s.buf, raw)
+			s.buf = out
 			raw = s.buf[start:len(s.buf):len(s.buf)] // a later field appends after it
 		}
 		return fastField{kind: fastString, body: raw}, ok

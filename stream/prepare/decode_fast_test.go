@@ -29,9 +29,11 @@ var fastSeeds = []string{
 	`{"id":"x","body":"x","deep":[[[[[[[[]]]]]]]]}`,
 	`[1,2]`,
 	`{}`,
-	`{"id":"x","html":"<p>a\nb</p>","body":"c\td"}`,        // two escaped bodies in one buffer
-	`{"id":"x","body":"fir\nst","body":"sec\u00e9ond"}`,    // the second escaped body wins
-	`{"id":"x\ty","body":"long\n\n\n\n\n\n\n\n\n\n body"}`, // longer than the last one's
+	`{"id":"x","html":"<p>a\nb</p>","body":"c\td"}`,               // two escaped bodies in one buffer
+	`{"id":"x","body":"fir\nst","body":"sec\u00e9ond"}`,           // the second escaped body wins
+	`{"id":"x\ty","body":"long\n\n\n\n\n\n\n\n\n\n body"}`,        // longer than the last one's
+	`{"id":"x","html":"<p>a\nb</p>","body":"smile \ud83d\ude00"}`, // a surrogate after an escaped body
+	`{"id":"x","body":"a\nb","body":"\ud83d\ude00"}`,
 }
 
 // TestDecodeFastAgrees: on the seeds, whatever the fast path returns is what

@@ -136,11 +136,17 @@ func (f *Front) stopIdleReaders(now time.Time) {
 	}
 }
 
-// newPartitionWriter is a writer that sends each message to the partition it names.
+// newPartitionWriter is a writer that sends each message to the partition it
+// names. Unlike the pipeline's output writer (stream.SendAtOnce), it waits a
+// millisecond for a batch to fill: several goroutines write through it at
+// once — a server's shards answer the same front batch into the same answer
+// partition, a front asks, settles and resends from different stages — and
+// kafka-go sends one request at a time per partition, so what they write
+// within the millisecond goes in one request instead of one after another.
 func newPartitionWriter(k stream.KafkaConfig, sec stream.Security) *kafka.Writer {
 	return &kafka.Writer{
 		Addr: kafka.TCP(k.Brokers...), Balancer: toPartition{}, RequiredAcks: kafka.RequireAll,
-		BatchSize: 1000, BatchBytes: int64(k.MaxBatchBytes), BatchTimeout: stream.SendAtOnce, MaxAttempts: 3,
+		BatchSize: 1000, BatchBytes: int64(k.MaxBatchBytes), BatchTimeout: time.Millisecond, MaxAttempts: 3,
 		Transport: sec.Transport(k.ClientID),
 	}
 }
