@@ -1,6 +1,10 @@
 package stream
 
-import "github.com/dedupstream/dedupstream/state"
+import (
+	"slices"
+
+	"github.com/dedupstream/dedupstream/state"
+)
 
 // overlay indexes the documents decided in the current batch, which are not in
 // state until the batch's output is acknowledged. Its documents all have larger
@@ -86,26 +90,13 @@ func (o *overlay) candidates(dst []state.Doc, keys []uint64) []state.Doc {
 	var seen []int
 	for _, k := range keys {
 		for e := o.keyHead[k]; e != 0; e = o.keyDocs[e-1].prev {
-			seen = insertSorted(seen, int(o.keyDocs[e-1].doc))
+			seen = append(seen, int(o.keyDocs[e-1].doc))
 		}
 	}
+	slices.Sort(seen) // the chains run newest first
+	seen = slices.Compact(seen)
 	for _, i := range seen {
 		dst = append(dst, o.docs[i])
 	}
 	return dst
-}
-
-// insertSorted inserts v into the ascending slice s unless present.
-func insertSorted(s []int, v int) []int {
-	j := len(s)
-	for j > 0 && s[j-1] > v {
-		j--
-	}
-	if j > 0 && s[j-1] == v {
-		return s
-	}
-	s = append(s, 0)
-	copy(s[j+1:], s[j:])
-	s[j] = v
-	return s
 }
