@@ -117,7 +117,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if floor, lpass, lrun, err = benchLatency(ctx, cl, o, dir, ld); err != nil {
 			return err
 		}
-		printLatency(stdout, ld, run.stateDoc, floor, lpass, lrun)
+		printLatency(stdout, ld, run.stateDoc, floor, lpass, lrun, o.timeline)
 	}
 	printBenchSummary(stdout, o, pass, run, floor, lpass, lrun)
 	return nil

@@ -141,8 +141,8 @@ func (w *stateWatch) stop() []stateSample {
 }
 
 // annotate adds to each window of tl the process's CPU over it (cores) and
-// the state's tables per level at its end, from the samples nearest its
-// bounds.
+// the state's tables per level at its end, from the first samples at or
+// after its bounds.
 func annotate(tl []bench.Window, ss []stateSample) []bench.Window {
 	at := func(t time.Time) (stateSample, bool) {
 		i, _ := slices.BinarySearchFunc(ss, t, func(s stateSample, t time.Time) int { return s.at.Compare(t) })
@@ -219,7 +219,7 @@ func benchLog(path string) (*zap.Logger, func(), error) {
 	return log, func() { _ = log.Sync(); f.Close() }, nil
 }
 
-func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass, run *bench.LatencyRun) {
+func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass, run *bench.LatencyRun, timeline bool) {
 	fmt.Fprintf(w, "\nlatency mode: %d documents (after %d warm-up) produced at %.0f docs/s while the pipeline runs;\n"+
 		"per record from the input record's timestamp (set just before the write; Kafka timestamps are whole ms) to the\n"+
 		"output record's read-back; the filter starts with the %d documents of the throughput run stored\n\n",
@@ -241,7 +241,7 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 		fmt.Fprintf(w, "execution trace of the seconds before a record read back at %s, %.1f ms late: %s (go tool trace)\n",
 			t.At.UTC().Format("15:04:05.000"), t.Latency.Seconds()*1e3, t.Path)
 	}
-	if len(run.Timeline) > 0 {
+	if timeline && len(run.Timeline) > 0 {
 		fmt.Fprintf(w, "timeline of the filter's latency run, by when records were produced (the process's CPU: filter, producer, read-back; the state's tables per level at the window's end):\n")
 		fmt.Fprintln(w, "| from s | records | p99 ms | max ms | CPU cores | tables per level |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---|")

@@ -361,18 +361,14 @@ var plainByte = func() (t [256]bool) {
 func (s *fastScanner) str() (string, bool) {
 	raw, escaped, ok := s.raw()
 	if ok && escaped {
-		raw, ok = unescape(raw)
+		raw, ok = appendUnescaped(nil, raw)
 	}
 	return string(raw), ok
 }
 
-// unescape resolves the escapes of a string raw already checked; a \u
-// escape of a surrogate goes to the full parser, which pairs or replaces it.
-func unescape(raw []byte) ([]byte, bool) {
-	return appendUnescaped(make([]byte, 0, len(raw)), raw)
-}
-
-// appendUnescaped is unescape appending to out.
+// appendUnescaped appends to out the string raw (already checked) with its
+// escapes resolved; a \u escape of a surrogate goes to the full parser, which
+// pairs or replaces it (false).
 func appendUnescaped(out, raw []byte) ([]byte, bool) {
 	out = slices.Grow(out, len(raw))
 	for i := 0; i < len(raw); {
