@@ -83,8 +83,14 @@ func (s *Store) indexMarker(item *badger.Item) error {
 		if len(v)%8 != 0 {
 			return fmt.Errorf("%w: published marker of document %d has %d bytes", ErrCorrupt, seq, len(v))
 		}
-		for i := 0; i < len(v); i += 8 {
-			s.addPosting(binary.BigEndian.Uint64(v[i:]), seq)
+		var group [touchGroup]posting
+		for i := 0; i < len(v); {
+			n := 0
+			for ; n < touchGroup && i < len(v); i += 8 {
+				group[n] = posting{binary.BigEndian.Uint64(v[i:]), seq}
+				n++
+			}
+			s.addPostings(group[:n])
 		}
 		return nil
 	})
@@ -141,6 +147,22 @@ func scanKeys(txn *badger.Txn, prefix byte, keyLen int, values bool, fn func(*ba
 		}
 	}
 	return nil
+}
+
+// addPostings adds postings to the index, touching each group of their
+// keys first (touchGroup).
+func (s *Store) addPostings(ps []posting) {
+	var keys [touchGroup]uint64
+	for lo := 0; lo < len(ps); lo += touchGroup {
+		group := ps[lo:min(lo+touchGroup, len(ps))]
+		for i, p := range group {
+			keys[i] = p.key
+		}
+		s.index.Touch(keys[:len(group)])
+		for _, p := range group {
+			s.addPosting(p.key, p.seq)
+		}
+	}
 }
 
 // addPosting adds one posting to the index, counting what the index drops

@@ -188,15 +188,29 @@ func (s *Store) keyBand(i int) int {
 func (s *Store) postings(seqs, bands []uint64, before uint64) ([]uint64, Capped) {
 	var capped Capped
 	from := s.liveFrom.Load()
-	for i, key := range bands {
-		var cut bool
-		seqs, cut = s.index.Lookup(seqs, bucketKey(s.keyBand(i), key), from, before, s.opt.MaxBucket)
-		if cut {
-			capped.Buckets++
+	var keys [touchGroup]uint64
+	for lo := 0; lo < len(bands); lo += touchGroup {
+		group := keys[:min(touchGroup, len(bands)-lo)]
+		for i := range group {
+			group[i] = bucketKey(s.keyBand(lo+i), bands[lo+i])
+		}
+		s.index.Touch(group)
+		for _, key := range group {
+			var cut bool
+			seqs, cut = s.index.Lookup(seqs, key, from, before, s.opt.MaxBucket)
+			if cut {
+				capped.Buckets++
+			}
 		}
 	}
 	return seqs, capped
 }
+
+// touchGroup is how many keys the state touches in the index at once
+// (postings.Index.Touch) before it looks them up or adds them: enough for
+// the CPU to overlap their cache misses, few enough that they are all still
+// in the cache when their turn comes.
+const touchGroup = 32
 
 // fetch appends the records of seqs to dst, skipping missing ones, until
 // MaxCandidates are found; cut reports that seqs were left unread.

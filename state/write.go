@@ -329,9 +329,7 @@ func (w *batch) commit() error {
 	// Only now are the transaction's postings readable: every record and
 	// marker they lead to is committed before a reader can find them. The
 	// postings of a document that did not fit stay for the next one.
-	for _, p := range w.pending[:w.inTxn] {
-		s.addPosting(p.key, p.seq)
-	}
+	s.addPostings(w.pending[:w.inTxn])
 	w.pending = w.pending[:copy(w.pending, w.pending[w.inTxn:])]
 	w.inTxn = 0
 	s.stored.Store(next)

@@ -1,6 +1,7 @@
 package postings
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"sync"
@@ -194,6 +195,56 @@ func TestIndexConcurrentReaders(t *testing.T) {
 	wg.Wait()
 }
 
+// TestTouchAmidWrites: Touch, which reads slots without the lock, runs
+// while the writer grows every shard's table, drops postings (writing slots
+// in place, shrinking tables) and adds to lists; the race detector sees
+// every access, and the index ends as the model says: Touch changed nothing.
+func TestTouchAmidWrites(t *testing.T) {
+	x, m := New(), model{}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for r := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rng := rand.New(rand.NewPCG(uint64(r), 7))
+			keys := make([]uint64, 32)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				for i := range keys {
+					keys[i] = rng.Uint64N(1 << 16)
+				}
+				x.Touch(keys)
+			}
+		}()
+	}
+	for seq := uint64(1); seq <= 100_000; seq++ {
+		key := seq % (1 << 16) // distinct keys first, then lists
+		x.Add(key, seq)
+		m.add(key, seq)
+		if seq%25_000 == 0 {
+			x.DropBelow(seq - 20_000)
+			m.dropBelow(seq - 20_000)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	checkIndex(t, x)
+	if x.Len() != m.len() {
+		t.Fatalf("%d postings, want %d", x.Len(), m.len())
+	}
+	for key := range m {
+		got, _ := x.Lookup(nil, key, 0, ^uint64(0), 1<<20)
+		if want, _ := m.lookup(key, 0, ^uint64(0), 1<<20); !slices.Equal(got, want) {
+			t.Fatalf("key %d: %v, want %v", key, got, want)
+		}
+	}
+}
+
 // TestIndexBytes: about 8 bytes a slot at a load between 0.4 and 0.8, for
 // keys of one posting each.
 func TestIndexBytes(t *testing.T) {
@@ -251,7 +302,11 @@ func checkIndex(t *testing.T, x *Index) {
 		bytes += slotBytes*int64(len(sh.slots)) + 4*int64(cap(sh.pool))
 		used, postings, live := 0, 0, 0
 		owner := make([]int, len(sh.pool)) // slot+1 owning each word, 0 for none
-		for j, s := range sh.slots {
+		if p := sh.table.Load(); p == nil || len(*p) != len(sh.slots) || &(*p)[0] != &sh.slots[0] {
+			t.Fatalf("shard %d: the table Touch reads is not the shard's slots", i)
+		}
+		for j := range sh.slots {
+			s := sh.slots[j].Load()
 			if s == 0 {
 				continue
 			}
@@ -316,4 +371,39 @@ func TestIndexDropShrinksTable(t *testing.T) {
 		t.Errorf("one key left: a table of %d slots, want %d", len(sh.slots), minSlots)
 	}
 	checkIndex(t, x)
+}
+
+// BenchmarkLookupTouched looks up absent keys (as a new document's are) in
+// an index of a million documents' postings (11 each, the default sketch's
+// bands and content hash), one after another as the state's lookups do,
+// touching each group of keys first (group=0: no Touch). ns/op is per key.
+func BenchmarkLookupTouched(b *testing.B) {
+	const docs, keysPerDoc = 1_000_000, 11
+	x := New()
+	rng := rand.New(rand.NewPCG(1, 2))
+	for seq := uint64(1); seq <= docs; seq++ {
+		for range keysPerDoc {
+			x.Add(rng.Uint64(), seq)
+		}
+	}
+	keys := make([]uint64, 1<<20)
+	for i := range keys {
+		keys[i] = rng.Uint64()
+	}
+	for _, group := range []int{0, keysPerDoc, 32, 880} {
+		b.Run(fmt.Sprintf("group=%d", group), func(b *testing.B) {
+			var dst []uint64
+			for n := 0; n < b.N; {
+				at := n % (len(keys) - 1024)
+				g := keys[at : at+max(group, 1)]
+				if group > 0 {
+					x.Touch(g)
+				}
+				for _, k := range g {
+					dst, _ = x.Lookup(dst[:0], k, 0, docs+1, 8)
+				}
+				n += len(g)
+			}
+		})
+	}
 }
