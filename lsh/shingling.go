@@ -1,7 +1,6 @@
 package lsh
 
 import (
-	"bytes"
 	"fmt"
 	"strconv"
 	"unicode/utf8"
@@ -141,20 +140,24 @@ func (s Shingling) appendWindows(dst []uint64, text []byte) []uint64 {
 // appendWordShingles fingerprints every offset-th window of w words (window i,
 // counted from 0, is kept when i%offset == 0); see Sketcher.Shingles.
 func appendWordShingles(dst []uint64, text []byte, w, offset int) []uint64 {
-	lo, words, skip := 0, 0, 0 // lo: first byte of the current window; skip: windows to pass over
+	var starts [MaxShingle]int // ring of the last w words' first bytes
+	r, words, skip := 0, 0, 0  // r: the ring's next slot, the oldest word's; skip: windows to pass over
 	for pos := 0; ; {
-		end := len(text)
-		if i := bytes.IndexByte(text[pos:], ' '); i >= 0 {
-			end = pos + i
+		end := pos
+		for end < len(text) && text[end] != ' ' {
+			end++
+		}
+		starts[r] = pos
+		if r++; r == w {
+			r = 0
 		}
 		words++
 		if words >= w {
 			if skip == 0 {
-				dst = append(dst, xxhash.Sum64(text[lo:end]))
+				dst = append(dst, xxhash.Sum64(text[starts[r]:end]))
 				skip = offset
 			}
 			skip--
-			lo += bytes.IndexByte(text[lo:], ' ') + 1
 		}
 		if end == len(text) {
 			break
