@@ -1,6 +1,8 @@
 package prepare
 
 import (
+	"bytes"
+	"encoding/binary"
 	"slices"
 	"unicode/utf8"
 )
@@ -311,6 +313,9 @@ func (s *fastScanner) raw() (raw []byte, escaped, ok bool) {
 	s.i++
 	start := s.i
 	for s.i < len(s.b) {
+		for s.i+8 <= len(s.b) && plainWord(binary.LittleEndian.Uint64(s.b[s.i:])) {
+			s.i += 8
+		}
 		for s.i < len(s.b) && plainByte[s.b[s.i]] { // the run of bytes that need no look
 			s.i++
 		}
@@ -348,6 +353,16 @@ func (s *fastScanner) raw() (raw []byte, escaped, ok bool) {
 	return nil, false, false
 }
 
+// plainWord says whether all eight bytes of w are plainByte: none is the
+// quote, the backslash or below 0x20. (x - 0x01…01*n) & ^x & 0x80…80 is not
+// zero exactly when a byte of x is below n, for n up to 0x80; a byte equal
+// to c is a zero byte of x ^ c*0x01…01.
+func plainWord(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	below := func(x uint64, n byte) uint64 { return (x - ones*uint64(n)) & ^x & highs }
+	return below(w, 0x20)|below(w^(ones*'"'), 1)|below(w^(ones*'\\'), 1) == 0
+}
+
 // plainByte marks the bytes a string holds as they are: not the quote, the
 // backslash or a control character.
 var plainByte = func() (t [256]bool) {
@@ -372,12 +387,12 @@ func (s *fastScanner) str() (string, bool) {
 func appendUnescaped(out, raw []byte) ([]byte, bool) {
 	out = slices.Grow(out, len(raw))
 	for i := 0; i < len(raw); {
-		c := raw[i]
-		if c != '\\' {
-			out = append(out, c)
-			i++
-			continue
+		n := bytes.IndexByte(raw[i:], '\\') // copy the run up to the next escape whole
+		if n < 0 {
+			return append(out, raw[i:]...), true
 		}
+		out = append(out, raw[i:i+n]...)
+		i += n
 		switch raw[i+1] {
 		case 'u':
 			r := rune(hexVal(raw[i+2])<<12 | hexVal(raw[i+3])<<8 | hexVal(raw[i+4])<<4 | hexVal(raw[i+5]))

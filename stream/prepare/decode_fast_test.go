@@ -1,6 +1,7 @@
 package prepare
 
 import (
+	"encoding/binary"
 	"reflect"
 	"strings"
 	"testing"
@@ -83,4 +84,30 @@ func checkFast(t *testing.T, d decoder, v []byte) bool {
 		t.Fatalf("record %q:\nfast %+v\nfull %+v", strings.ToValidUTF8(string(v), "?"), fast, full)
 	}
 	return true
+}
+
+// TestPlainWord: plainWord says a word is plain exactly when plainByte says
+// so of each of its bytes, for every pair of byte values at every pair of
+// positions (a borrow from one byte could hide or fake another's).
+func TestPlainWord(t *testing.T) {
+	for i := range 8 {
+		for j := range 8 {
+			for a := range 256 {
+				for b := range 256 {
+					var w [8]byte
+					for k := range w {
+						w[k] = 'a'
+					}
+					w[i], w[j] = byte(a), byte(b)
+					want := true
+					for _, c := range w {
+						want = want && plainByte[c]
+					}
+					if got := plainWord(binary.LittleEndian.Uint64(w[:])); got != want {
+						t.Fatalf("plainWord(%q) = %v, want %v", w, got, want)
+					}
+				}
+			}
+		}
+	}
 }
