@@ -143,6 +143,9 @@ func appendWordShingles(dst []uint64, text []byte, w, offset int) []uint64 {
 	var starts [MaxShingle]int // ring of the last w words' first bytes
 	r, words, skip := 0, 0, 0  // r: the ring's next slot, the oldest word's; skip: windows to pass over
 	for pos := 0; ; {
+		// The word's end, by a plain loop: words are short, and a call of
+		// bytes.IndexByte costs more. (It would pay on text without spaces,
+		// such as CJK, which clean does not cut into words.)
 		end := pos
 		for end < len(text) && text[end] != ' ' {
 			end++

@@ -83,15 +83,12 @@ func (s *Store) indexMarker(item *badger.Item) error {
 		if len(v)%8 != 0 {
 			return fmt.Errorf("%w: published marker of document %d has %d bytes", ErrCorrupt, seq, len(v))
 		}
-		var group [touchGroup]posting
-		for i := 0; i < len(v); {
-			n := 0
-			for ; n < touchGroup && i < len(v); i += 8 {
-				group[n] = posting{binary.BigEndian.Uint64(v[i:]), seq}
-				n++
-			}
-			s.addPostings(group[:n])
+		var buf [16]posting // a default sketch's 11, without allocating
+		ps := buf[:0]
+		for i := 0; i < len(v); i += 8 {
+			ps = append(ps, posting{binary.BigEndian.Uint64(v[i:]), seq})
 		}
+		s.addPostings(ps)
 		return nil
 	})
 }

@@ -407,3 +407,18 @@ func BenchmarkLookupTouched(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkAddMillion adds a million documents' postings (11 random keys
+// each) to an empty index, untouched: the cost of Add with atomic slots.
+// Run it with -benchtime 1x: an op is the whole index (11e6 postings).
+func BenchmarkAddMillion(b *testing.B) {
+	for b.Loop() {
+		x := New()
+		rng := rand.New(rand.NewPCG(1, 2))
+		for seq := uint64(1); seq <= 1_000_000; seq++ {
+			for range 11 {
+				x.Add(rng.Uint64(), seq)
+			}
+		}
+	}
+}
