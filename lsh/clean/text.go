@@ -37,18 +37,28 @@ func (w *writer) brk() { w.inWord = false }
 // startWord opens a new word, writing the separating space, unless the cap is
 // reached, in which case it records truncation and returns false.
 func (w *writer) startWord() bool {
+	dst, ok := w.openWord(w.dst)
+	w.dst = dst
+	return ok
+}
+
+// openWord is startWord on dst, which stands for w.dst and is returned: the
+// ASCII loop keeps dst in a local and stores it in w only at its end, since
+// storing a pointer in the heap costs a write barrier while the garbage
+// collector marks (a store a word: 1.3 CPU s of 46 in a 1M bench profile).
+func (w *writer) openWord(dst []byte) ([]byte, bool) {
 	if w.tokens >= w.max {
 		w.full = true
-		return false
+		return dst, false
 	}
-	w.wordBegin = len(w.dst)
+	w.wordBegin = len(dst)
 	if w.tokens > 0 {
-		w.dst = append(w.dst, ' ')
+		dst = append(dst, ' ')
 	}
-	w.wordStart = len(w.dst)
+	w.wordStart = len(dst)
 	w.tokens++
 	w.inWord = true
-	return true
+	return dst, true
 }
 
 // write normalises src and appends its words. ASCII and Russian letters are
@@ -78,11 +88,12 @@ func (w *writer) ascii(src []byte, i int) int {
 			continue
 		}
 		if !inWord {
-			w.dst = dst
-			if !w.startWord() {
+			var ok bool
+			if dst, ok = w.openWord(dst); !ok {
+				w.dst = dst
 				return len(src)
 			}
-			dst, inWord = w.dst, true
+			inWord = true
 		}
 		dst = append(dst, l)
 	}
