@@ -67,14 +67,14 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 			return nil, errors.Join(err, a.close())
 		}
 	}
-	var watch *stateWatch
+	var watch func() []stateSample
 	if o.timeline && a.store != nil {
 		watch = watchState(a.store.LevelShape)
 	}
 	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, latFilterIn, latFilterOut, docs, &o.trace)
 	stopProfile() // the run, not the close below
 	if watch != nil {
-		states := watch.stop()
+		states := watch()
 		if run != nil {
 			run.Timeline = annotate(run.Timeline, states)
 		}
@@ -101,43 +101,26 @@ type stateSample struct {
 	tables []int64
 }
 
-// stateWatch samples, every stateEvery, this process's CPU time and the
-// state's tables per level (LevelShape), for bench --timeline.
-type stateWatch struct {
-	done    chan struct{}
-	samples chan []stateSample
-}
-
-const stateEvery = 100 * time.Millisecond
-
-func watchState(shape func() []int64) *stateWatch {
-	w := &stateWatch{done: make(chan struct{}), samples: make(chan []stateSample, 1)}
-	go func() {
-		var out []stateSample
-		t := time.NewTicker(stateEvery)
-		defer t.Stop()
-		for {
-			var tables []int64
-			for i, v := range shape() {
-				if i%2 == 0 { // LevelShape alternates tables and bytes
-					tables = append(tables, v)
-				}
-			}
-			out = append(out, stateSample{at: time.Now(), cpu: bench.CPUTime(), tables: tables})
-			select {
-			case <-w.done:
-				w.samples <- out
-				return
-			case <-t.C:
+// watchState samples this process's CPU time and the state's tables per
+// level (LevelShape) at once and then as bench.SampleEvery does, for bench
+// --timeline; stop ends it and returns the samples.
+func watchState(shape func() []int64) (stop func() []stateSample) {
+	var out []stateSample
+	sample := func() {
+		var tables []int64
+		for i, v := range shape() {
+			if i%2 == 0 { // LevelShape alternates tables and bytes
+				tables = append(tables, v)
 			}
 		}
-	}()
-	return w
-}
-
-func (w *stateWatch) stop() []stateSample {
-	close(w.done)
-	return <-w.samples
+		out = append(out, stateSample{at: time.Now(), cpu: bench.CPUTime(), tables: tables})
+	}
+	sample()
+	end := bench.SampleEvery(sample)
+	return func() []stateSample {
+		end()
+		return out
+	}
 }
 
 // annotate adds to each window of tl the process's CPU over it (cores) and

@@ -15,9 +15,9 @@
 // lookups and adds that follow it, so that their cache misses overlap; so
 // every slot is read and written atomically (on amd64 a load is a plain
 // load, a store a locked exchange: Add costs ~3% more for it,
-// BenchmarkAddMillion). A slot holds a 32-bit fingerprint of the
-// key and either one seq or a reference to a list of seqs in the shard's
-// pool, one []uint32 for all its lists. Neither holds a pointer, so the garbage
+// BenchmarkAddMillion). A slot holds a 32-bit fingerprint of the key and
+// either one seq or a reference to a list of seqs in the shard's pool, one
+// []uint32 for all its lists. Neither holds a pointer, so the garbage
 // collector has nothing to scan in an index of any size. Keys are not
 // stored: two keys of one shard with the same fingerprint share a bucket
 // (for a shard holding n keys, a lookup of an absent key finds a false
@@ -57,9 +57,9 @@ const (
 
 // Index maps 64-bit keys to ascending seqs. It is safe for concurrent use:
 // every method but Touch holds the lock of the shard it reads or changes
-// (DropBelow, Len and Bytes take each shard's in turn), so a lookup sees each key's
-// postings before or after an Add, never halfway; it may see some of the
-// postings of a batch added one by one and not the rest.
+// (DropBelow, Len and Bytes take each shard's in turn), so a lookup sees
+// each key's postings before or after an Add, never halfway; it may see
+// some of the postings of a batch added one by one and not the rest.
 type Index struct {
 	shards [shardCount]shard
 }
@@ -405,8 +405,8 @@ func (x *Index) Lookup(dst []uint64, key, from, before uint64, max int) (out []u
 // leave the cache before their call comes.
 //
 // It reads two cache lines a key, the home slot's and the next (the same
-// one in a table of 8 slots): a probe run often crosses into the next. (Atomic loads stay in the compiled code
-// though their values are not used.)
+// one in a table of 8 slots): a probe run often crosses into the next.
+// (Atomic loads stay in the compiled code though their values are unused.)
 func (x *Index) Touch(keys []uint64) {
 	for _, key := range keys {
 		h := mix(key)

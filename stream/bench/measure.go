@@ -82,17 +82,17 @@ func sampleMemory(profile string) (stop func() (anon, live int64, err error)) {
 			perr, profiled = WriteHeapProfile(profile), peakLive
 		}
 	}
-	end := sampleEvery(sample)
+	end := SampleEvery(sample)
 	return func() (int64, int64, error) {
 		end()
 		return peakAnon, peakLive, perr
 	}
 }
 
-// sampleEvery calls sample every memSampleEvery on a goroutine of its own,
+// SampleEvery calls sample every memSampleEvery on a goroutine of its own,
 // and once more when the returned function is first called, which returns
 // once that last sample is taken.
-func sampleEvery(sample func()) (stop func()) {
+func SampleEvery(sample func()) (stop func()) {
 	done, wg := make(chan struct{}), sync.WaitGroup{}
 	wg.Go(func() {
 		tick := time.NewTicker(memSampleEvery)
@@ -119,7 +119,7 @@ func sampleEvery(sample func()) (stop func()) {
 // filter's own memory, without the harness's. It may be called more than once.
 func PeakChildAnon(pids []int) (stop func() int64) {
 	var peak int64
-	end := sampleEvery(func() {
+	end := SampleEvery(func() {
 		for _, pid := range pids {
 			peak = max(peak, ChildStatus(pid, "RssAnon"))
 		}
