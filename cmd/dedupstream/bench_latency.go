@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -215,7 +217,11 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 			run.Batches, float64(run.Records)/float64(run.Batches), run.CPU.Seconds(), run.CPU.Seconds()*1e6/float64(run.Records))
 	}
 	if run.StageTail != "" {
-		fmt.Fprintf(w, "the filter's latency run, seconds per stage (sum over batches): %s; batches over 16/32/64 ms: %s\n", run.StageSeconds, run.StageTail)
+		ms := make([]string, len(bench.StageTailBounds))
+		for i, b := range bench.StageTailBounds {
+			ms[i] = strconv.FormatFloat(b*1e3, 'f', -1, 64)
+		}
+		fmt.Fprintf(w, "the filter's latency run, seconds per stage (sum over batches): %s; batches over %s ms: %s\n", run.StageSeconds, strings.Join(ms, "/"), run.StageTail)
 	}
 	if run.Settled > 0 {
 		fmt.Fprintf(w, "before producing, the filter waited %.1f s after opening for its state's compactions to settle (--settle)\n", run.Settled.Seconds())

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,20 +16,29 @@ func StageSeconds(g prometheus.Gatherer) string {
 	return eachStage(g, func(h *dto.Histogram) string { return fmt.Sprintf("%.2f", h.GetSampleSum()) })
 }
 
+// StageTailBounds are the durations StageTail counts batches over, in
+// seconds: bounds of the stage histogram's buckets (stream's metrics).
+var StageTailBounds = []float64{0.016, 0.032, 0.064}
+
 // StageTail reports, per pipeline stage, how many batches took longer than
-// 16, 32 and 64 ms (bounds of the stage histogram's buckets), from the
-// metrics g gathers: where a latency tail is spent, stage by stage.
+// each of StageTailBounds ("n/n/n"; "?" for a bound that is not one of the
+// histogram's), from the metrics g gathers: where a latency tail is spent,
+// stage by stage.
 func StageTail(g prometheus.Gatherer) string {
 	return eachStage(g, func(h *dto.Histogram) string {
-		over := func(bound float64) uint64 {
+		over := func(bound float64) string {
 			for _, b := range h.GetBucket() {
 				if math.Abs(b.GetUpperBound()-bound) < 1e-9 {
-					return h.GetSampleCount() - b.GetCumulativeCount()
+					return strconv.FormatUint(h.GetSampleCount()-b.GetCumulativeCount(), 10)
 				}
 			}
-			return 0
+			return "?"
 		}
-		return fmt.Sprintf("%d/%d/%d", over(0.016), over(0.032), over(0.064))
+		counts := make([]string, len(StageTailBounds))
+		for i, b := range StageTailBounds {
+			counts[i] = over(b)
+		}
+		return strings.Join(counts, "/")
 	})
 }
 

@@ -55,15 +55,10 @@ type decoder struct {
 	record []lsh.RecordField // record mode: the fields to read; nil for pages
 }
 
-// decode reads m per the configured format.
-func (d decoder) decode(m *kafka.Message) (Record, *InputError) {
-	var buf []byte
-	return d.decodeInto(m, &buf)
-}
-
-// decodeInto is decode that unescapes a JSON record's body, when it has
-// escapes, into *buf (from its start, growing it as needed), so that the
-// Record's Body may alias *buf until the next decodeInto with it.
+// decodeInto reads m per the configured format. It unescapes a JSON
+// record's body, when it has escapes, into *buf (from its start, growing it
+// as needed), so that the Record's Body may alias *buf until the next
+// decodeInto with it.
 func (d decoder) decodeInto(m *kafka.Message, buf *[]byte) (Record, *InputError) {
 	v := m.Value
 	if len(v) == 0 {

@@ -65,10 +65,11 @@ func FuzzDecodeFast(f *testing.F) {
 	f.Fuzz(func(t *testing.T, v []byte) { checkFast(t, d, v) })
 }
 
-// checkFast checks one record on the fast path, unescaping into a buffer
-// that earlier records left bytes in, as a Scratch's is.
+// reused is the buffer checkFast unescapes into: earlier records left
+// bytes in it, as in a Scratch's.
 var reused = []byte("left over")
 
+// checkFast checks one record on the fast path, unescaping into reused.
 func checkFast(t *testing.T, d decoder, v []byte) bool {
 	t.Helper()
 	fast, grown, ok := d.fastRecord(v, reused)

@@ -12,6 +12,12 @@ import (
 	"golang.org/x/net/html/charset"
 )
 
+// decode is decodeInto with a buffer of its own, as the tests use it.
+func (d decoder) decode(m *kafka.Message) (Record, *InputError) {
+	var buf []byte
+	return d.decodeInto(m, &buf)
+}
+
 func testDecoder(format Format) decoder {
 	var c Config
 	c.Format = format
