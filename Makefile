@@ -11,7 +11,7 @@ FUZZTIME ?= 100000x
 
 # package:FuzzTarget pairs
 FUZZ_TARGETS = ./stream/prepare:FuzzDecode ./stream/prepare:FuzzDecodeFast ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
-	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./offline/lab/corpus:FuzzReadReuters \
+	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./state:FuzzMarker ./offline/lab/corpus:FuzzReadReuters \
 	./stream/shard:FuzzDecodeLogRecord
 
 # GOOS/GOARCH pairs that "make cross" (part of make test) builds the module for:

@@ -25,8 +25,12 @@
 //	'i' uvarint(len(rk)) rk hash(8)   → seq: replay lookup by replay key and
 //	                                    content hash; rk is Doc.Source, or Doc.ID
 //	                                    when Source is empty
-//	'p' seq(8)                        → the document is published: its index
-//	                                    keys, 8 bytes each (below)
+//	'P' n(8)                          → published marker n: the documents one
+//	                                    transaction published, each with its
+//	                                    index keys (below)
+//	'p' seq(8)                        → format 3's published marker of one
+//	                                    document: its index keys, 8 bytes
+//	                                    each; read, no longer written
 //
 // A seq value (the replay keys) is a uvarint, 3 bytes up to 2,097,151, and 8
 // bytes big-endian only from 2^49; states written before issue 11 (format 1)
@@ -48,19 +52,28 @@
 // One state directory holds one sketch method (its version is checked at
 // Open), so set keys never meet band keys of band 255.
 //
-// On disk, a published document's 'p' marker lists its index keys, and Open
-// rebuilds the index from the markers before it returns (about 11 postings
-// of 8 bytes a document with the default sketch; the scan reads the markers
-// in seq order). A posting in Badger cost a random insert into the memtable's
-// skiplist, ~4–5 µs on the 2-core test machine, and this took half the CPU of
-// a document (BENCHMARKS.md); the marker is one sequential key.
+// On disk, each transaction that publishes documents writes one published
+// marker, which lists them: per document uvarint seq, uvarint count, then
+// its index keys, 8 bytes each (about 11 with the default sketch). Open
+// rebuilds the index from the markers before it returns. Markers are
+// numbered in the order they are written (Open continues after the largest
+// number it finds), so no marker overwrites another, and a batch's marker
+// is large enough to go to the value log (see Records): the LSM tree and
+// its memtables hold a 12-byte pointer for a batch instead of a key and
+// ~90 bytes for each document. That halved the memtable bytes a document
+// costs, and so the memtable flushes, which make the latency tail
+// (BENCHMARKS.md, "Published markers a batch"). A posting in Badger cost a
+// random insert into the memtable's skiplist, ~4–5 µs on the 2-core test
+// machine, and that took half the CPU of a document; format 3 wrote a
+// marker per document.
 //
 // States of format 1 and 2 kept each posting as a key: a group's head ('H'
 // hash, 'B' band bandKey → its smallest seq) and its other postings ('h'
-// hash seq, 'b' band bandKey seq, empty values). Open loads those into the
-// index too, and raises the format marker to 3, so an older build refuses
-// the state rather than missing what this one wrote. Such keys are never
-// written again; they expire or stay as they were.
+// hash seq, 'b' band bandKey seq, empty values); states of format 3 a 'p'
+// marker per document. Open loads those into the index too, and raises the
+// format marker to 4, so an older build refuses the state rather than
+// missing what this one wrote. Such keys are never written again; they
+// expire or stay as they were.
 //
 // Readers read the index first and take their Badger snapshot after, so
 // every record a posting leads to is in the snapshot: Put adds a
@@ -135,8 +148,9 @@
 // to its key: Badger moves every value of 256 bytes or more there (a record
 // with its sketch is a few hundred), and the tree and the memtables hold a
 // 12-byte pointer instead (WiscKey's key-value separation). So compactions
-// never rewrite records, and a memtable holds more documents; the markers
-// (up to 31 index keys), replay keys and metadata stay in the tree. A record
+// never rewrite records, and a memtable holds more documents; so do the
+// published markers of more than a few documents. The replay keys and
+// metadata stay in the tree. A record
 // that is overwritten (SetCluster) or expires leaves garbage in the value
 // log, which the value-log GC (Options.GCInterval) reclaims a file at a time
 // once compactions have dropped the old keys and counted the garbage: with a
@@ -148,7 +162,7 @@
 // little left to wait for.
 //
 // The band keys are not stored in the record: they exist only as postings
-// (and, hashed into index keys, in the 'p' marker), and the sketch they were
+// (and, hashed into index keys, in the published markers), and the sketch they were
 // derived from is stored, so they can be recomputed. Docs returned by the
 // store therefore have Bands == nil.
 //
@@ -159,13 +173,15 @@
 // a crash leaves a prefix of the documents and the old position, and re-reading
 // the log from there finds the stored prefix as replays.
 //
-// Put writes each document's record, replay key and published marker in one
-// Badger transaction, and a transaction is atomic across a crash. A batch too
+// Put writes each document's record and replay key, and the transaction's
+// published marker, in one Badger transaction, and a transaction is atomic
+// across a crash. A batch too
 // big for one transaction is split between documents, never inside one, and every
 // transaction also carries the next sequence number. A crash in the middle of Put
 // therefore leaves a prefix of the batch fully stored and the rest absent; the
 // documents Put in the failed call are not marked as stored, so the caller can
-// Put them again (a re-Put of the same seq writes the same keys). Stage writes
+// Put them again (a re-Put of the same seq writes the same keys, and a
+// marker listing them again: the index holds a posting once). Stage writes
 // the record and replay key, Publish the marker: a crash between the two
 // leaves a staged document that the index rebuilt at Open does not hold,
 // exactly as before the crash. Readers still skip postings whose record is

@@ -19,16 +19,22 @@ import (
 )
 
 // loadIndex builds the in-memory index of postings from what the database
-// holds: each published document's marker, which lists its index keys, and
-// the posting keys of states written before format 3. A reader finds
+// holds: the published markers, which list their documents' index keys
+// (one a transaction; one a document in states written before format 4),
+// and the posting keys of states written before format 3. A reader finds
 // nothing until it is built, so Open waits for it.
 func (s *Store) loadIndex() error {
 	start := time.Now()
 	s.index = postings.New()
-	docs, err := s.indexPublished()
+	docs, err := s.indexPublished(prefixMarker, s.indexMarker)
 	if err != nil {
 		return fmt.Errorf("load the postings index: %w", err)
 	}
+	older, err := s.indexPublished(prefixPublished, s.indexDocMarker)
+	if err != nil {
+		return fmt.Errorf("load the postings index from format-3 markers: %w", err)
+	}
+	docs += older
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
 	legacy, err := s.indexLegacy(txn)
@@ -40,17 +46,18 @@ func (s *Store) loadIndex() error {
 	return nil
 }
 
-// indexPublished adds the postings every published marker lists, reading
-// the markers' key ranges on GOMAXPROCS goroutines (Badger's Stream): at a
+// indexPublished adds the postings every published marker under prefix
+// lists (index adds one marker's and returns its documents), reading the
+// markers' key ranges on GOMAXPROCS goroutines (Badger's Stream): at a
 // million documents one goroutine took 4–5.5 s on 2 cores. It runs before
 // Open returns, so nothing writes meanwhile and the goroutines' snapshots
 // are the same.
-func (s *Store) indexPublished() (docs int64, err error) {
+func (s *Store) indexPublished(prefix byte, index func(*badger.Item) (int, error)) (docs int64, err error) {
 	var n atomic.Int64
 	var mu sync.Mutex
 	var first error // the first marker that could not be read
 	st := s.db.NewStream()
-	st.Prefix = []byte{prefixPublished}
+	st.Prefix = []byte{prefix}
 	st.NumGo = runtime.GOMAXPROCS(0)
 	st.LogPrefix = "state: load the postings index"
 	st.KeyToList = func(_ []byte, it *badger.Iterator) (*pb.KVList, error) {
@@ -58,13 +65,14 @@ func (s *Store) indexPublished() (docs int64, err error) {
 		if item.IsDeletedOrExpired() {
 			return nil, nil
 		}
-		if err := s.indexMarker(item); err != nil {
+		docs, err := index(item)
+		if err != nil {
 			mu.Lock()
 			first = cmp.Or(first, err)
 			mu.Unlock()
 			return nil, err // Stream only logs it
 		}
-		n.Add(1)
+		n.Add(int64(docs))
 		return nil, nil
 	}
 	st.Send = func(*z.Buffer) error { return nil } // KeyToList returns nothing to send
@@ -72,14 +80,34 @@ func (s *Store) indexPublished() (docs int64, err error) {
 	return n.Load(), cmp.Or(first, err)
 }
 
-// indexMarker adds the postings a published marker lists.
-func (s *Store) indexMarker(item *badger.Item) error {
+// indexMarker adds the postings a published marker lists, and returns how
+// many documents it lists.
+func (s *Store) indexMarker(item *badger.Item) (docs int, err error) {
+	key := item.Key()
+	if len(key) != markerKeyLen {
+		return 0, fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
+	}
+	err = item.Value(func(v []byte) error {
+		var buf [16]posting // a default sketch's 11, without allocating
+		var ok bool
+		if docs, ok = eachMarked(v, buf[:0], s.addPostings); !ok {
+			return fmt.Errorf("%w: published marker %d (%d bytes) is not a list of documents' index keys",
+				ErrCorrupt, binary.BigEndian.Uint64(key[1:]), len(v))
+		}
+		return nil
+	})
+	return docs, err
+}
+
+// indexDocMarker adds the postings a document's published marker of format
+// 3 lists: its index keys, 8 bytes each.
+func (s *Store) indexDocMarker(item *badger.Item) (docs int, err error) {
 	key := item.Key()
 	if len(key) != publishedKeyLen {
-		return fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
+		return 0, fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
 	}
 	seq := seqSuffix(key)
-	return item.Value(func(v []byte) error {
+	return 1, item.Value(func(v []byte) error {
 		if len(v)%8 != 0 {
 			return fmt.Errorf("%w: published marker of document %d has %d bytes", ErrCorrupt, seq, len(v))
 		}

@@ -6,9 +6,12 @@ import (
 
 // Key prefixes; see the package documentation for the layout.
 const (
-	prefixMeta      = 'm'
-	prefixDoc       = 'd'
-	prefixReplay    = 'i'
+	prefixMeta   = 'm'
+	prefixDoc    = 'd'
+	prefixReplay = 'i'
+	prefixMarker = 'P'
+	// Format 3 kept a published marker for each document; they are still
+	// read (loadIndex), never written.
 	prefixPublished = 'p'
 	// Format 1 and 2 kept each posting as a key of its own; they are still
 	// read (loadIndex), never written.
@@ -39,6 +42,7 @@ const SetBand = MaxBands - 1
 // Fixed key lengths.
 const (
 	docKeyLen       = 1 + 8
+	markerKeyLen    = 1 + 8
 	publishedKeyLen = 1 + 8
 	hashHeadLen     = 1 + 8
 	hashKeyLen      = hashHeadLen + 8
@@ -73,8 +77,9 @@ func replayKeyLen(rk string) int {
 	return 1 + uvarintLen(uint64(len(rk))) + len(rk) + 8
 }
 
-func appendPublishedKey(dst []byte, seq uint64) []byte {
-	return binary.BigEndian.AppendUint64(append(dst, prefixPublished), seq)
+// appendMarkerKey appends the key of the published marker numbered n.
+func appendMarkerKey(dst []byte, n uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixMarker), n)
 }
 
 // groupKey is the in-memory index key of a content hash's group: the hash of
@@ -140,4 +145,57 @@ func uvarintLen(x uint64) int {
 		n++
 	}
 	return n
+}
+
+// A published marker lists the postings of the documents a transaction
+// published, document by document: uvarint seq, uvarint count, then count
+// index keys of 8 bytes each.
+
+// markerDocLen is the most bytes a document of keys index keys takes in a
+// published marker.
+func markerDocLen(keys int) int {
+	return binary.MaxVarintLen64 + binary.MaxVarintLen32 + 8*keys
+}
+
+// appendMarker appends the published marker of ps, whose postings of one
+// document are next to each other.
+func appendMarker(dst []byte, ps []posting) []byte {
+	for i := 0; i < len(ps); {
+		j := i + 1
+		for j < len(ps) && ps[j].seq == ps[i].seq {
+			j++
+		}
+		dst = binary.AppendUvarint(dst, ps[i].seq)
+		dst = binary.AppendUvarint(dst, uint64(j-i))
+		for _, p := range ps[i:j] {
+			dst = binary.BigEndian.AppendUint64(dst, p.key)
+		}
+		i = j
+	}
+	return dst
+}
+
+// eachMarked calls fn with each document's postings that marker v lists
+// (ps is reused from one call to the next), and returns how many documents
+// it listed; false if v is not a marker.
+func eachMarked(v []byte, ps []posting, fn func([]posting)) (docs int, ok bool) {
+	for len(v) > 0 {
+		seq, n := binary.Uvarint(v)
+		if n <= 0 {
+			return docs, false
+		}
+		count, m := binary.Uvarint(v[n:])
+		if m <= 0 || count == 0 || count > uint64(len(v)-n-m)/8 {
+			return docs, false
+		}
+		v = v[n+m:]
+		ps = ps[:0]
+		for range count {
+			ps = append(ps, posting{binary.BigEndian.Uint64(v), seq})
+			v = v[8:]
+		}
+		fn(ps)
+		docs++
+	}
+	return docs, true
 }

@@ -2,6 +2,12 @@ package state
 
 import "encoding/binary"
 
+// appendPublishedKey appends the key of a document's published marker of
+// format 3, which this build reads but no longer writes.
+func appendPublishedKey(dst []byte, seq uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(dst, prefixPublished), seq)
+}
+
 // Format 2's posting keys, which this build reads (indexLegacy) but no longer
 // writes: tests build states of that format with them.
 

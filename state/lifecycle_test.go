@@ -344,7 +344,7 @@ func TestPublishedMarkerExpiresWithRecord(t *testing.T) {
 	if record == 0 {
 		t.Fatal("record written without expiry")
 	}
-	if at := keyExpiresAt(t, s, appendPublishedKey(nil, 1)); at < record {
+	if at := keyExpiresAt(t, s, appendMarkerKey(nil, 0)); at < record {
 		t.Errorf("published marker expires at %d, the record at %d", at, record)
 	}
 }

@@ -130,14 +130,15 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Badger tuning for this workload: a record of a few hundred bytes, its
-// published marker (8 bytes an index key) and its replay key per document;
-// reads by point get.
+// Badger tuning for this workload: a record of a few hundred bytes and a
+// replay key per document, and a published marker per transaction (~100
+// bytes a document); reads by point get.
 const (
 	// Values of valueThreshold bytes or more — the records, with their
 	// sketches (a default oph sketch alone is 256 bytes) — go to Badger's
-	// value log; the rest (the published markers up to 31 index keys, the
-	// replay keys and the metadata) stays in the LSM tree with the keys:
+	// value log, and so do the published markers of more than a few
+	// documents; the rest (the replay keys, the metadata, the markers of
+	// small transactions) stays in the LSM tree with the keys:
 	// WiscKey's key-value separation, which Badger is built for. A memtable
 	// then holds a 12-byte pointer for a record instead of the record, so a
 	// 32 MiB memtable holds more documents than a 64 MiB one did, and

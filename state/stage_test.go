@@ -92,27 +92,39 @@ func TestPublishedSurvivesReopen(t *testing.T) {
 }
 
 // TestCorruptMarkerFailsOpen: a published marker that is not a list of
-// 8-byte keys stops Open with ErrCorrupt, rather than leaving its document
-// out of the index (the markers are read on several goroutines, whose
-// errors Badger's Stream would only log).
+// documents' index keys (or, of format 3, of 8-byte keys) stops Open with
+// ErrCorrupt, rather than leaving its documents out of the index (the
+// markers are read on several goroutines, whose errors Badger's Stream would
+// only log).
 func TestCorruptMarkerFailsOpen(t *testing.T) {
-	dir := t.TempDir()
-	s := openDisk(t, dir, Options{})
-	put(t, s, doc(1, 5), doc(2, 6))
-	if err := s.db.Update(func(txn *badger.Txn) error {
-		return txn.Set(appendPublishedKey(nil, 2), []byte{1, 2, 3, 4, 5})
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s, err := Open(Options{Dir: dir, Logger: zaptest.NewLogger(t)})
-	if err == nil {
-		_ = s.Close()
-		t.Fatal("Open of a state with a 5-byte published marker succeeded")
-	}
-	if !errors.Is(err, ErrCorrupt) {
-		t.Errorf("Open: %v, want ErrCorrupt", err)
+	whole := appendMarker(nil, []posting{{key: 7, seq: 1}, {key: 8, seq: 1}})
+	for _, tc := range []struct {
+		name     string
+		key, val []byte
+	}{
+		{"a key cut short", appendMarkerKey(nil, 5), whole[:len(whole)-3]},
+		{"a document of no keys", appendMarkerKey(nil, 5), []byte{1, 0}},
+		{"a count past the end", appendMarkerKey(nil, 5), []byte{1, 200, 1}},
+		{"format 3, 5 bytes", appendPublishedKey(nil, 2), []byte{1, 2, 3, 4, 5}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			s := openDisk(t, dir, Options{})
+			put(t, s, doc(1, 5), doc(2, 6))
+			if err := s.db.Update(func(txn *badger.Txn) error { return txn.Set(tc.key, tc.val) }); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			s, err := Open(Options{Dir: dir, Logger: zaptest.NewLogger(t)})
+			if err == nil {
+				_ = s.Close()
+				t.Fatal("Open of a state with a corrupt published marker succeeded")
+			}
+			if !errors.Is(err, ErrCorrupt) {
+				t.Errorf("Open: %v, want ErrCorrupt", err)
+			}
+		})
 	}
 }

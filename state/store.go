@@ -24,11 +24,13 @@ var ErrNotFound = errors.New("state: document not found")
 // formatVersion is the layout version stored under meta "format". Format 2
 // (version-3 records, uvarint seq values) came with issue 11, which builds of
 // format 1 cannot read; format 3 keeps postings in memory and a published
-// marker per document on disk, which builds of format 2 would not find. An
-// older state is read as it is (its posting keys are loaded into the index
-// too), and its marker becomes 3 at Open, so that an older build refuses it
-// at start rather than missing what this one wrote.
-const formatVersion = 3
+// marker per document on disk, which builds of format 2 would not find;
+// format 4 a published marker per transaction, which builds of format 3
+// would not find. An older state is read as it is (its posting keys and
+// markers are loaded into the index too), and its marker becomes 4 at Open,
+// so that an older build refuses it at start rather than missing what this
+// one wrote.
+const formatVersion = 4
 
 // Doc is one stored document. Bands are written as postings only; documents read
 // back from the store have Bands == nil.
@@ -91,6 +93,7 @@ type Store struct {
 	written atomic.Uint64 // records Put, persisted as meta "docs"
 	writeMu sync.Mutex    // serialises writes: Put, Stage, Publish, SetCluster(s)
 	arenas  batchArenas   // the last write's buffers, for the next; guarded by writeMu
+	markers uint64        // the next published marker's number; guarded by writeMu
 
 	// filter holds every replay key stored or being written;
 	// growFilter starts building a larger one, and while it is being built
@@ -206,6 +209,9 @@ func (s *Store) load(txn *badger.Txn) (raise bool, err error) {
 		return false, err
 	}
 	next = max(next, last+1)
+	if s.markers, err = nextMarker(txn); err != nil {
+		return false, err
+	}
 	s.sketch = sketch
 	s.next.Store(next)
 	s.stored.Store(next)
@@ -286,6 +292,23 @@ func lastDocSeq(txn *badger.Txn) (uint64, error) {
 		return 0, nil
 	}
 	return seqSuffix(it.Item().Key()), nil
+}
+
+// nextMarker is the number after the largest published marker's, 0 for
+// none. A marker whose number is reused had expired: overwriting it loses
+// nothing.
+func nextMarker(txn *badger.Txn) (uint64, error) {
+	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte{prefixMarker}})
+	defer it.Close()
+	it.Seek(appendMarkerKey(nil, ^uint64(0)))
+	if !it.Valid() {
+		return 0, nil
+	}
+	key := it.Item().Key()
+	if len(key) != markerKeyLen {
+		return 0, fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
+	}
+	return binary.BigEndian.Uint64(key[1:]) + 1, nil
 }
 
 // Reserve returns the next sequence number: 1 in a new database, and above every

@@ -138,10 +138,12 @@ type batch struct {
 	docsInTxn int            // documents with entries in txn
 }
 
-// Per-transaction metadata: meta "seq", "docs" and (Apply) "applied", 8-byte values.
+// Per-transaction entries besides the documents': meta "seq", "docs" and
+// (Apply) "applied", 8-byte values, and the published marker, whose value
+// fit counts document by document (markerDocLen).
 const (
-	metaEntries = 3
-	metaBytes   = metaEntries * (1 + 4 + 8 + entryOverhead)
+	metaEntries = 4
+	metaBytes   = metaEntries * (1 + 8 + 8 + entryOverhead)
 	// entryOverhead is what badger's Txn size estimate adds to an entry's
 	// bytes: meta bytes plus the version appended to the key. Badger counts a
 	// value bound for the value log (valueThreshold) as a 12-byte pointer,
@@ -154,9 +156,9 @@ func (s *Store) newBatch(docs []Doc) *batch {
 	var nkeys, nvals, nentries, npostings int
 	for i := range docs {
 		d := &docs[i]
-		nentries += 3
-		nkeys += docKeyLen + replayKeyLen(d.replayKey()) + publishedKeyLen
-		nvals += recordLen(d) + 8*(2+len(d.Bands))
+		nentries += 2
+		nkeys += docKeyLen + replayKeyLen(d.replayKey())
+		nvals += recordLen(d) + markerDocLen(len(d.Bands)+1)
 		npostings += 1 + len(d.Bands)
 	}
 	w := &batch{
@@ -216,37 +218,33 @@ func (w *batch) add(d *Doc, parts int) error {
 		w.push(appendDocKey(w.keys, d.Seq), appendRecord(w.vals, d), w.expires)
 		w.push(appendReplayKey(w.keys, d.replayKey(), d.ContentHash), appendSeqValue(w.vals, d.Seq), w.expires)
 	}
+	var marker int
 	if parts&publishPart != 0 {
-		w.publish(d)
+		marker = w.publish(d)
 	}
-	return w.fit(w.entries[start:], d.Seq, parts&stagePart != 0)
+	return w.fit(w.entries[start:], marker, d.Seq, parts&stagePart != 0)
 }
 
-// publish queues d's published marker, whose value lists its index keys
-// (its content-hash group unless Options.NoExactIndex, and its band buckets)
-// in 8 bytes each, and the postings that go into the in-memory index once
-// the transaction has committed.
-func (w *batch) publish(d *Doc) {
-	vals := w.vals
+// publish queues d's postings — its content-hash group unless
+// Options.NoExactIndex, and its band buckets — which go into the
+// transaction's published marker when it commits, and into the in-memory
+// index once it has. It returns the most bytes they add to the marker.
+func (w *batch) publish(d *Doc) int {
+	n := len(w.pending)
 	if !w.s.opt.NoExactIndex {
-		vals = w.post(vals, groupKey(d.ContentHash), d.Seq)
+		w.pending = append(w.pending, posting{groupKey(d.ContentHash), d.Seq})
 	}
 	for i, key := range d.Bands {
-		vals = w.post(vals, bucketKey(w.s.keyBand(i), key), d.Seq)
+		w.pending = append(w.pending, posting{bucketKey(w.s.keyBand(i), key), d.Seq})
 	}
-	w.push(appendPublishedKey(w.keys, d.Seq), vals, w.expires)
+	return markerDocLen(len(w.pending) - n)
 }
 
-// post appends key to a published marker's value and queues its posting.
-func (w *batch) post(vals []byte, key, seq uint64) []byte {
-	w.pending = append(w.pending, posting{key, seq})
-	return binary.BigEndian.AppendUint64(vals, key)
-}
-
-// fit adds entries (all of one document) to the open transaction, committing it
-// first if they would not fit. record says whether they include its record.
-func (w *batch) fit(entries []badger.Entry, seq uint64, record bool) error {
-	var size int64
+// fit adds entries (all of one document) and marker bytes of its postings
+// to the open transaction, committing it first if they would not fit.
+// record says whether the entries include its record.
+func (w *batch) fit(entries []badger.Entry, marker int, seq uint64, record bool) error {
+	size := int64(marker)
 	for i := range entries {
 		size += int64(len(entries[i].Key) + len(entries[i].Value) + entryOverhead)
 	}
@@ -318,6 +316,14 @@ func (w *batch) commit() error {
 		w.txn.Set(metaKey(metaSeq), be.AppendUint64(nil, next)),
 		w.txn.Set(metaKey(metaDocs), be.AppendUint64(nil, written)),
 	)
+	marked := w.inTxn > 0
+	if err == nil && marked {
+		err = w.txn.SetEntry(&badger.Entry{
+			Key:       appendMarkerKey(nil, s.markers),
+			Value:     appendMarker(w.vals[len(w.vals):], w.pending[:w.inTxn]),
+			ExpiresAt: w.expires,
+		})
+	}
 	if err == nil {
 		err = w.txn.Commit()
 	}
@@ -325,6 +331,9 @@ func (w *batch) commit() error {
 	w.txn = nil
 	if err != nil {
 		return err
+	}
+	if marked {
+		s.markers++
 	}
 	// Only now are the transaction's postings readable: every record and
 	// marker they lead to is committed before a reader can find them. The
