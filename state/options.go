@@ -190,14 +190,19 @@ func level0Tables(memtable int64) (tables, stall int) {
 // time. A variable so that tests can make the GC's work small.
 var valueLogFileSize int64 = 64 << 20
 
-// badgerOptions maps Options onto badger's. Expects EnsureDefaults to have run.
-func badgerOptions(o Options) badger.Options {
-	threshold := int64(valueThreshold)
+// thresholdOf is Badger's value threshold for a store with these options.
+func thresholdOf(o Options) int64 {
 	if o.InMemory {
 		// No value log: Badger refuses values above the threshold, and
 		// above its largest batch (15% of a memtable).
-		threshold = min(1<<20, o.MemtableBytes/8)
+		return min(1<<20, o.MemtableBytes/8)
 	}
+	return valueThreshold
+}
+
+// badgerOptions maps Options onto badger's. Expects EnsureDefaults to have run.
+func badgerOptions(o Options) badger.Options {
+	threshold := thresholdOf(o)
 	l0, l0Stall := level0Tables(o.MemtableBytes)
 	return badger.DefaultOptions(o.Dir).
 		WithInMemory(o.InMemory).

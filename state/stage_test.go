@@ -128,3 +128,31 @@ func TestCorruptMarkerFailsOpen(t *testing.T) {
 		})
 	}
 }
+
+// TestLargeMarkersSplit: a write whose published marker would pass the
+// largest value Badger takes (in memory, its value threshold: there is no
+// value log) is split between documents, as a write too large for one
+// transaction is, and every document is found.
+func TestLargeMarkersSplit(t *testing.T) {
+	s := openMem(t, Options{SetKeys: true})
+	const n, keys = 200, 1024
+	docs := make([]Doc, n)
+	for i := range docs {
+		bands := make([]uint64, keys)
+		for j := range bands {
+			bands[j] = uint64(i*keys + j + 1)
+		}
+		bands[0] = 7 // one key every document shares
+		docs[i] = doc(uint64(i+1), bands...)
+	}
+	if err := s.Stage(docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Publish(docs); err != nil {
+		t.Fatalf("Publish of %d documents of %d keys: %v", n, keys, err)
+	}
+	got, _, err := s.Candidates(nil, []uint64{7}, n+1)
+	if err != nil || len(got) != min(n, DefaultMaxCandidates) {
+		t.Errorf("Candidates of the shared key: %d documents, %v; want %d", len(got), err, min(n, DefaultMaxCandidates))
+	}
+}

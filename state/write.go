@@ -133,6 +133,7 @@ type batch struct {
 	txn       *badger.Txn    // open transaction, nil if none
 	count     int64          // entries in txn, as badger counts them
 	size      int64          // bytes in txn, as badger estimates them
+	marker    int64          // the most bytes txn's published marker will hold (markerDocLen)
 	maxSeq    uint64         // largest seq in txn
 	docs      uint64         // records in txn
 	docsInTxn int            // documents with entries in txn
@@ -241,7 +242,8 @@ func (w *batch) publish(d *Doc) int {
 }
 
 // fit adds entries (all of one document) and marker bytes of its postings
-// to the open transaction, committing it first if they would not fit.
+// to the open transaction, committing it first if they would not fit: in
+// Badger's batch, or in the largest value it takes (maxMarker).
 // record says whether the entries include its record.
 func (w *batch) fit(entries []badger.Entry, marker int, seq uint64, record bool) error {
 	size := int64(marker)
@@ -250,7 +252,8 @@ func (w *batch) fit(entries []badger.Entry, marker int, seq uint64, record bool)
 	}
 	db := w.s.db
 	if w.count+int64(len(entries))+metaEntries >= db.MaxBatchCount() ||
-		w.size+size+metaBytes >= db.MaxBatchSize() {
+		w.size+size+metaBytes >= db.MaxBatchSize() ||
+		w.marker+int64(marker) > w.s.maxMarker() {
 		if w.docsInTxn == 0 {
 			return fmt.Errorf("%d entries of %d bytes exceed one transaction", len(entries), size)
 		}
@@ -258,7 +261,18 @@ func (w *batch) fit(entries []badger.Entry, marker int, seq uint64, record bool)
 			return err
 		}
 	}
+	w.marker += int64(marker)
 	return w.set(entries, size, seq, record)
+}
+
+// maxMarker is the largest value Badger takes, so the most bytes a
+// published marker may hold: a value-log file, and in memory (no value
+// log) the value threshold.
+func (s *Store) maxMarker() int64 {
+	if s.opt.InMemory {
+		return thresholdOf(s.opt)
+	}
+	return valueLogFileSize
 }
 
 // push appends an entry whose key and value were just appended to the arenas
@@ -329,11 +343,13 @@ func (w *batch) commit() error {
 	}
 	w.txn.Discard()
 	w.txn = nil
+	if marked {
+		// Even if Commit failed: it may have written the marker (a failed
+		// WAL sync), and a number skipped costs nothing.
+		s.markers++
+	}
 	if err != nil {
 		return err
-	}
-	if marked {
-		s.markers++
 	}
 	// Only now are the transaction's postings readable: every record and
 	// marker they lead to is committed before a reader can find them. The
@@ -344,7 +360,7 @@ func (w *batch) commit() error {
 	s.stored.Store(next)
 	s.written.Store(written)
 	raise(&s.next, next)
-	w.count, w.size, w.maxSeq, w.docs, w.docsInTxn = 0, 0, 0, 0, 0
+	w.count, w.size, w.marker, w.maxSeq, w.docs, w.docsInTxn = 0, 0, 0, 0, 0, 0
 	return nil
 }
 
