@@ -133,3 +133,17 @@ func storedFormat(t testing.TB, s *Store) uint64 {
 	}
 	return format
 }
+
+// reopenUpgraded closes s, a state of format from in dir, opens it again and
+// fails unless Open raised its format to this build's.
+func reopenUpgraded(t testing.TB, s *Store, dir string, from int) *Store {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openDisk(t, dir, Options{})
+	if format := storedFormat(t, s); format != formatVersion {
+		t.Fatalf("format after opening a format-%d state: %d, want %d", from, format, formatVersion)
+	}
+	return s
+}

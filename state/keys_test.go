@@ -103,13 +103,7 @@ func TestEightByteSeqValues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = openDisk(t, dir, Options{})
-	if format := storedFormat(t, s); format != formatVersion {
-		t.Fatalf("format after opening a format-2 state: %d, want %d", format, formatVersion)
-	}
+	s = reopenUpgraded(t, s, dir, 2)
 	d3 := doc(3, 10, 99)
 	d3.ContentHash = d2.ContentHash
 	put(t, s, d3)
@@ -138,22 +132,12 @@ func TestMarkerRoundTrip(t *testing.T) {
 	if !ok || docs != 3 || !slices.Equal(got, ps) {
 		t.Fatalf("eachMarked = %d documents, %v (%v); want 3, %v", docs, got, ok, ps)
 	}
+	firstEnd, secondEnd := len(appendMarker(nil, ps[:3])), len(appendMarker(nil, ps[:4])) // the documents' ends
 	for n := 1; n < len(v); n++ {
-		if _, ok := eachMarked(v[:n], nil, func([]posting) {}); ok && n != markerEnd(v, 1) && n != markerEnd(v, 2) {
+		if _, ok := eachMarked(v[:n], nil, func([]posting) {}); ok && n != firstEnd && n != secondEnd {
 			t.Errorf("a marker cut to %d of its %d bytes was read", n, len(v))
 		}
 	}
-}
-
-// markerEnd is where the marker v's first docs documents end.
-func markerEnd(v []byte, docs int) int {
-	at := 0
-	for range docs {
-		_, a := binary.Uvarint(v[at:])
-		count, b := binary.Uvarint(v[at+a:])
-		at += a + b + 8*int(count)
-	}
-	return at
 }
 
 // TestFormat3Markers opens a state of format 3, whose published markers list
@@ -183,13 +167,7 @@ func TestFormat3Markers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = openDisk(t, dir, Options{})
-	if format := storedFormat(t, s); format != formatVersion {
-		t.Fatalf("format after opening a format-3 state: %d, want %d", format, formatVersion)
-	}
+	s = reopenUpgraded(t, s, dir, 3)
 	wantCandidates(t, s, []uint64{10}, 9, 1, 2)
 	if d, ok, err := s.Exact(d2.ContentHash, 9); err != nil || !ok || d.Seq != 2 {
 		t.Errorf("Exact doc 2 = %d, %v, %v", d.Seq, ok, err)

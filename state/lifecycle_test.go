@@ -377,13 +377,7 @@ func TestOpenUpgradesFormat1(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	s = openDisk(t, dir, Options{})
-	if format := storedFormat(t, s); format != formatVersion {
-		t.Fatalf("format after opening a format-1 state: %d, want %d", format, formatVersion)
-	}
+	s = reopenUpgraded(t, s, dir, 1)
 	if d, ok, err := s.Replayed(doc(1).ID, doc(1).ContentHash); err != nil || !ok || d.Seq != 1 {
 		t.Errorf("Replayed(doc 1) = %d, %v, %v", d.Seq, ok, err)
 	}

@@ -283,28 +283,35 @@ func getUint(txn *badger.Txn, name string) (uint64, bool, error) {
 	return x, err == nil, err
 }
 
+// lastKey returns the largest key txn sees under last's first byte, at most
+// last, or nil if there is none.
+func lastKey(txn *badger.Txn, last []byte) []byte {
+	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: last[:1]})
+	defer it.Close()
+	it.Seek(last)
+	if !it.Valid() {
+		return nil
+	}
+	return it.Item().KeyCopy(nil)
+}
+
 // lastDocSeq returns the largest stored seq, 0 if there is none.
 func lastDocSeq(txn *badger.Txn) (uint64, error) {
-	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte{prefixDoc}})
-	defer it.Close()
-	it.Seek(appendDocKey(nil, ^uint64(0)))
-	if !it.Valid() {
+	key := lastKey(txn, appendDocKey(nil, ^uint64(0)))
+	if key == nil {
 		return 0, nil
 	}
-	return seqSuffix(it.Item().Key()), nil
+	return seqSuffix(key), nil
 }
 
 // nextMarker is the number after the largest published marker's, 0 for
 // none. A marker whose number is reused had expired: overwriting it loses
 // nothing.
 func nextMarker(txn *badger.Txn) (uint64, error) {
-	it := txn.NewIterator(badger.IteratorOptions{Reverse: true, Prefix: []byte{prefixMarker}})
-	defer it.Close()
-	it.Seek(appendMarkerKey(nil, ^uint64(0)))
-	if !it.Valid() {
+	key := lastKey(txn, appendMarkerKey(nil, ^uint64(0)))
+	if key == nil {
 		return 0, nil
 	}
-	key := it.Item().Key()
 	if len(key) != markerKeyLen {
 		return 0, fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
 	}

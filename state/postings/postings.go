@@ -4,8 +4,8 @@
 // Badger key costs a random insert into a memtable skiplist (~4–5 µs here,
 // mostly cache misses), an entry in the write-ahead log, and its share of
 // every flush and compaction, while a posting here costs about one cache
-// miss. The state rebuilds the index at open from the posting log it keeps
-// on disk (one key per published document, in sequence order).
+// miss. The state rebuilds the index at open from the published markers it
+// keeps on disk (one key per transaction, listing its documents' keys).
 //
 // An Index is split into shards by the key's top bits; each is an
 // open-addressing table of 8-byte slots under its own read-write lock, so
