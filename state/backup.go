@@ -25,8 +25,8 @@ func (s *Store) Backup(w io.Writer) (uint64, error) {
 }
 
 // Restore loads a backup written by Backup into a new database at dir, which
-// must not exist or be empty. Open the result as usual: it rebuilds the key
-// filter and checks the sketch version.
+// must not exist or be empty. Open the result as usual: it rebuilds the
+// in-memory indexes and checks the sketch version.
 func Restore(dir string, r io.Reader) error {
 	if err := requireEmpty(dir); err != nil {
 		return fmt.Errorf("restore state into %s: %w", dir, err)

@@ -1,4 +1,4 @@
-// Package state keeps dedupstream's documents in a Badger database and their LSH band and content-hash postings in an in-memory index rebuilt from it at open.
+// Package state keeps dedupstream's documents in a Badger database and their LSH band, content-hash and replay postings in in-memory indexes rebuilt from it at open.
 //
 // A *Store is safe for concurrent use: lookups (Replayed, Exact, Candidates, Get,
 // Scan, Stats) may run on any number of goroutines, and Put and SetCluster are
@@ -22,22 +22,18 @@
 //	                                    shard's next probe-log offset, uint64;
 //	                                    written by Apply only)
 //	'd' seq(8)                        → document record (see below)
-//	'i' uvarint(len(rk)) rk hash(8)   → seq: replay lookup by replay key and
-//	                                    content hash; rk is Doc.Source, or Doc.ID
-//	                                    when Source is empty
-//	'P' n(8)                          → published marker n: the documents one
-//	                                    transaction published, each with its
+//	'P' n(8)                          → marker n: the documents one
+//	                                    transaction wrote, each with its
 //	                                    index keys (below)
+//	'i' uvarint(len(rk)) rk hash(8)   → formats 1 to 4's replay key: seq;
+//	                                    read, no longer written
 //	'p' seq(8)                        → format 3's published marker of one
 //	                                    document: its index keys, 8 bytes
 //	                                    each; read, no longer written
 //
-// A seq value (the replay keys) is a uvarint, 3 bytes up to 2,097,151, and 8
-// bytes big-endian only from 2^49; states written before issue 11 (format 1)
-// hold the 8-byte form in every value, and both are read.
-//
-// The replay key in an 'i' key is length-prefixed, so ids and sources may hold any
-// bytes (0x00 included) and no two (key, hash) pairs share a key.
+// A seq value (format 1 to 4's replay keys) is a uvarint, 3 bytes up to
+// 2,097,151, and 8 bytes big-endian only from 2^49; states written before
+// issue 11 (format 1) hold the 8-byte form in every value, and both are read.
 //
 // # Postings
 //
@@ -46,16 +42,30 @@
 // keys. A document's place in a group is a posting under the group's index
 // key: the hash of 'H' hash(8) for its content hash (unless
 // Options.NoExactIndex), and of 'B' band(1) bandKey(8) for each band bucket.
+// Its replay posting, in a second postings.Index, is its seq under the hash
+// of 'i' uvarint(len(rk)) rk hash(8), where rk, its replay key, is
+// Doc.Source, or Doc.ID when Source is empty: the key formats 1 to 4 stored
+// (length-prefixed, so ids and sources may hold any bytes and no two (rk,
+// hash) pairs share it). Replayed looks it up and reads the records it
+// leads to, newest first, for the first that holds this replay key and
+// content hash (the index keeps fingerprints; see below); a Put of the pair
+// again adds a larger seq, so the last Put wins (the record of the largest
+// seq, should a Put hold the pair twice out of order). The replay postings
+// are in an index of their own so that a lookup of a band bucket or content
+// hash can never find a document that was only staged.
+//
 // With Options.SetKeys (sketch methods whose keys are a set, not one per
 // band: bottomk, modm, full) every key is a bucket under the pseudo-band
 // SetBand (255), so a lookup finds the documents sharing any key with it.
 // One state directory holds one sketch method (its version is checked at
 // Open), so set keys never meet band keys of band 255.
 //
-// On disk, each transaction that publishes documents writes one published
-// marker, which lists them: per document uvarint seq, uvarint count, then
-// its index keys, 8 bytes each (about 11 with the default sketch). Open
-// rebuilds the index from the markers before it returns. Markers are
+// On disk, each transaction that stages or publishes documents writes one
+// marker, which lists them: per document published, uvarint seq, uvarint
+// count, then its index keys, 8 bytes each (about 11 with the default
+// sketch); per document staged, uvarint seq, a 0 count, then its replay
+// index key (a Put writes both). Open rebuilds the indexes from the
+// markers before it returns. Markers are
 // numbered in the order they are written (Open continues after the largest
 // number it finds), so no marker overwrites another, and a batch's marker
 // is large enough to go to the value log (see Records): the LSM tree and
@@ -65,14 +75,19 @@
 // (BENCHMARKS.md, "Published markers a batch"). A posting in Badger cost a
 // random insert into the memtable's skiplist, ~4–5 µs on the 2-core test
 // machine, and that took half the CPU of a document; format 3 wrote a
-// marker per document.
+// marker per document. Format 4 still kept each replay key as a Badger
+// key, which a Stage wrote and nearly every Replayed missed: half the
+// memtable bytes left, and a Bloom filter in memory so that the misses
+// skipped Badger (BENCHMARKS.md, "Replay postings in the markers").
 //
 // States of format 1 and 2 kept each posting as a key: a group's head ('H'
 // hash, 'B' band bandKey → its smallest seq) and its other postings ('h'
 // hash seq, 'b' band bandKey seq, empty values); states of format 3 a 'p'
-// marker per document. Open loads those into the index too, and raises the
-// format marker to 4, so an older build refuses the state rather than
-// missing what this one wrote. Such keys are never written again; they
+// marker per document; states of formats 1 to 4 an 'i' replay key per
+// document, and markers without replay postings. Open loads those into the
+// indexes too (an 'i' key is the replay posting of the seq it holds), and
+// raises the format marker to 5, so an older build refuses the state rather
+// than missing what this one wrote. Such keys are never written again; they
 // expire or stay as they were.
 //
 // Readers read the index first and take their Badger snapshot after, so
@@ -88,36 +103,7 @@
 // the Store looks every second for its oldest live record: lookups start
 // from its seq, so a busy bucket's expired postings do not crowd out live
 // ones (MaxBucket), and once an eighth of the seqs written since the last
-// drop have expired, their postings are dropped from the index.
-//
-// # Key filter
-//
-// Every new document looks up its replay key, and almost all of those
-// lookups miss. Badger answers a miss by walking each memtable's skiplist
-// before its tables' bloom filters, so the Store keeps its own blocked Bloom
-// filter, in memory, over every 'i' key, and skips Badger when the filter
-// says a key was never written. Correctness rests on the filter never
-// forgetting a key; a false positive (about 1% at capacity, 10 bits per key)
-// only costs the read.
-//
-// Open builds the filter by scanning those keys (keys only), sized for about
-// twice the keys found and at least Options.FilterKeys. A database of more than
-// ~4M keys gets its filter in the background, the way a
-// growing filter is rebuilt (below): until then a stand-in says "maybe" to
-// every key, so lookups are right and go to Badger. A write (Put, Stage)
-// adds a key when it queues it, before the transaction commits, so the
-// filter already holds every key a reader's snapshot can see; a write that
-// fails leaves false positives. Keys are never
-// removed: expired keys stay until the filter is rebuilt. Once more keys were
-// added than it was sized for, the next write starts a rebuild at twice the
-// size in the background: it scans a snapshot taken with the writer lock held
-// and no write in flight, while later writes add their keys to the old filter
-// (which readers go on using) and to a list; the list is added to the new
-// filter, and the new filter swapped in, with the writer lock held. The writer
-// never waits for the scan. The rebuild leaves expired keys out and shrinks
-// the filter if few keys are left.
-// Keys written to the database behind the Store's back are not in the filter
-// until the next Open.
+// drop have expired, their postings are dropped from the indexes.
 //
 // # Records
 //
@@ -149,8 +135,7 @@
 // with its sketch is a few hundred), and the tree and the memtables hold a
 // 12-byte pointer instead (WiscKey's key-value separation). So compactions
 // never rewrite records, and a memtable holds more documents; so do the
-// published markers of more than a few documents. The replay keys and
-// metadata stay in the tree. A record
+// markers of more than a few documents. The metadata stays in the tree. A record
 // that is overwritten (SetCluster) or expires leaves garbage in the value
 // log, which the value-log GC (Options.GCInterval) reclaims a file at a time
 // once compactions have dropped the old keys and counted the garbage: with a
@@ -162,7 +147,7 @@
 // little left to wait for.
 //
 // The band keys are not stored in the record: they exist only as postings
-// (and, hashed into index keys, in the published markers), and the sketch they were
+// (and, hashed into index keys, in the markers), and the sketch they were
 // derived from is stored, so they can be recomputed. Docs returned by the
 // store therefore have Bands == nil.
 //
@@ -173,18 +158,22 @@
 // a crash leaves a prefix of the documents and the old position, and re-reading
 // the log from there finds the stored prefix as replays.
 //
-// Put writes each document's record and replay key, and the transaction's
-// published marker, in one Badger transaction, and a transaction is atomic
-// across a crash. A batch too
-// big for one transaction is split between documents, never inside one, and every
-// transaction also carries the next sequence number. A crash in the middle of Put
+// Put writes each document's record, and the transaction's marker with its
+// replay and published postings, in one Badger transaction, and a
+// transaction is atomic across a crash. A batch too big for one transaction
+// is split between documents, never inside one, and every transaction also
+// carries the next sequence number. A crash in the middle of Put
 // therefore leaves a prefix of the batch fully stored and the rest absent; the
 // documents Put in the failed call are not marked as stored, so the caller can
 // Put them again (a re-Put of the same seq writes the same keys, and a
 // marker listing them again: the index holds a posting once). Stage writes
-// the record and replay key, Publish the marker: a crash between the two
-// leaves a staged document that the index rebuilt at Open does not hold,
+// the record and a marker of replay postings, Publish a marker of published
+// postings: a crash between the two leaves a staged document that Replayed
+// finds and the index of published postings rebuilt at Open does not hold,
 // exactly as before the crash. Readers still skip postings whose record is
 // missing: a record may expire between a reader's index lookup and its
-// record read.
+// record read. A write whose Commit fails may still have written its
+// transaction (a failed sync): its postings reach the indexes only when it
+// is written again, as the pipeline does with the same seqs, or at the next
+// Open.
 package state

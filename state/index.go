@@ -18,23 +18,28 @@ import (
 	"github.com/dedupstream/dedupstream/state/postings"
 )
 
-// loadIndex builds the in-memory index of postings from what the database
-// holds: the published markers, which list their documents' index keys
-// (one a transaction; one a document in states written before format 4),
-// and the posting keys of states written before format 3. A reader finds
-// nothing until it is built, so Open waits for it.
+// loadIndex builds the in-memory indexes of postings and replay postings
+// from what the database holds: the markers, which list their documents'
+// index keys (one a transaction; one a document in states written before
+// format 4); the posting keys of states written before format 3; the
+// replay keys of states written before format 5. A reader finds nothing
+// until they are built, so Open waits for them.
 func (s *Store) loadIndex() error {
 	start := time.Now()
-	s.index = postings.New()
-	docs, err := s.indexPublished(prefixMarker, s.indexMarker)
+	s.index, s.replays = postings.New(), postings.New()
+	docs, err := s.indexKeys(prefixMarker, s.indexMarker)
 	if err != nil {
 		return fmt.Errorf("load the postings index: %w", err)
 	}
-	older, err := s.indexPublished(prefixPublished, s.indexDocMarker)
+	older, err := s.indexKeys(prefixPublished, s.indexDocMarker)
 	if err != nil {
 		return fmt.Errorf("load the postings index from format-3 markers: %w", err)
 	}
 	docs += older
+	replayKeys, err := s.indexKeys(prefixReplay, s.indexReplayKey)
+	if err != nil {
+		return fmt.Errorf("load the replay index from format-4 replay keys: %w", err)
+	}
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
 	legacy, err := s.indexLegacy(txn)
@@ -42,17 +47,18 @@ func (s *Store) loadIndex() error {
 		return fmt.Errorf("load the postings index from format-2 keys: %w", err)
 	}
 	s.log.Info("postings index loaded", zap.Int64("documents", docs), zap.Int64("format2_postings", legacy),
-		zap.Int("postings", s.index.Len()), zap.Int64("bytes", s.index.Bytes()), zap.Duration("took", time.Since(start)))
+		zap.Int64("format4_replay_keys", replayKeys), zap.Int("postings", s.index.Len()), zap.Int("replay_postings", s.replays.Len()),
+		zap.Int64("bytes", s.index.Bytes()+s.replays.Bytes()), zap.Duration("took", time.Since(start)))
 	return nil
 }
 
-// indexPublished adds the postings every published marker under prefix
-// lists (index adds one marker's and returns its documents), reading the
-// markers' key ranges on GOMAXPROCS goroutines (Badger's Stream): at a
-// million documents one goroutine took 4–5.5 s on 2 cores. It runs before
-// Open returns, so nothing writes meanwhile and the goroutines' snapshots
-// are the same.
-func (s *Store) indexPublished(prefix byte, index func(*badger.Item) (int, error)) (docs int64, err error) {
+// indexKeys adds the postings every key under prefix leads to (index adds
+// one key's — a marker's, a legacy replay key's — and returns how many
+// documents it listed), reading the keys' ranges on GOMAXPROCS goroutines
+// (Badger's Stream): at a million documents one goroutine took 4–5.5 s on
+// 2 cores. It runs before Open returns, so nothing writes meanwhile and the
+// goroutines' snapshots are the same.
+func (s *Store) indexKeys(prefix byte, index func(*badger.Item) (int, error)) (docs int64, err error) {
 	var n atomic.Int64
 	var mu sync.Mutex
 	var first error // the first marker that could not be read
@@ -80,18 +86,18 @@ func (s *Store) indexPublished(prefix byte, index func(*badger.Item) (int, error
 	return n.Load(), cmp.Or(first, err)
 }
 
-// indexMarker adds the postings a published marker lists, and returns how
-// many documents it lists.
+// indexMarker adds the postings a marker lists, and returns how many
+// documents' published postings it lists.
 func (s *Store) indexMarker(item *badger.Item) (docs int, err error) {
 	key := item.Key()
 	if len(key) != markerKeyLen {
-		return 0, fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
+		return 0, fmt.Errorf("%w: marker key %x has %d bytes", ErrCorrupt, key, len(key))
 	}
 	err = item.Value(func(v []byte) error {
 		var buf [16]posting // a default sketch's 11, without allocating
 		var ok bool
 		if docs, ok = eachMarked(v, buf[:0], s.addPostings); !ok {
-			return fmt.Errorf("%w: published marker %d (%d bytes) is not a list of documents' index keys",
+			return fmt.Errorf("%w: marker %d (%d bytes) is not a list of documents' index keys",
 				ErrCorrupt, binary.BigEndian.Uint64(key[1:]), len(v))
 		}
 		return nil
@@ -114,11 +120,22 @@ func (s *Store) indexDocMarker(item *badger.Item) (docs int, err error) {
 		var buf [16]posting // a default sketch's 11, without allocating
 		ps := buf[:0]
 		for i := 0; i < len(v); i += 8 {
-			ps = append(ps, posting{binary.BigEndian.Uint64(v[i:]), seq})
+			ps = append(ps, posting{key: binary.BigEndian.Uint64(v[i:]), seq: seq})
 		}
 		s.addPostings(ps)
 		return nil
 	})
+}
+
+// indexReplayKey adds the replay posting a replay key of format 1 to 4
+// holds: the key's hash (replayIndexKey) → the seq in its value.
+func (s *Store) indexReplayKey(item *badger.Item) (docs int, err error) {
+	seq, err := seqValue(item)
+	if err != nil {
+		return 0, err
+	}
+	s.addReplay(keyHash(item.Key()), seq)
+	return 1, nil
 }
 
 // indexLegacy adds the postings a state of format 1 or 2 kept as keys: a
@@ -174,27 +191,45 @@ func scanKeys(txn *badger.Txn, prefix byte, keyLen int, values bool, fn func(*ba
 	return nil
 }
 
-// addPostings adds postings to the index, touching each group of their
-// keys first (touchGroup).
+// addPostings adds postings to their index (replay postings to the replay
+// index), touching each group of their keys in its index first
+// (touchGroup).
 func (s *Store) addPostings(ps []posting) {
-	var keys [touchGroup]uint64
+	var keys, replays [touchGroup]uint64
 	for lo := 0; lo < len(ps); lo += touchGroup {
 		group := ps[lo:min(lo+touchGroup, len(ps))]
-		for i, p := range group {
-			keys[i] = p.key
-		}
-		s.index.Touch(keys[:len(group)])
+		n, r := 0, 0
 		for _, p := range group {
-			s.addPosting(p.key, p.seq)
+			if p.replay {
+				replays[r] = p.key
+				r++
+			} else {
+				keys[n] = p.key
+				n++
+			}
+		}
+		s.index.Touch(keys[:n])
+		s.replays.Touch(replays[:r])
+		for _, p := range group {
+			if p.replay {
+				s.addReplay(p.key, p.seq)
+			} else {
+				s.addPosting(p.key, p.seq)
+			}
 		}
 	}
 }
 
-// addPosting adds one posting to the index, counting what the index drops
-// to keep a shard's seqs within 2³¹ of each other (never, in practice) and
-// saying so once.
-func (s *Store) addPosting(key, seq uint64) {
-	if n := s.index.Add(key, seq); n > 0 && s.indexDropped.Add(int64(n)) == int64(n) {
+// addPosting adds one published posting to the index.
+func (s *Store) addPosting(key, seq uint64) { s.countDropped(s.index.Add(key, seq), seq) }
+
+// addReplay adds one replay posting to the replay index.
+func (s *Store) addReplay(key, seq uint64) { s.countDropped(s.replays.Add(key, seq), seq) }
+
+// countDropped counts the n postings an index dropped to keep a shard's
+// seqs within 2³¹ of each other (never, in practice), saying so once.
+func (s *Store) countDropped(n int, seq uint64) {
+	if n > 0 && s.indexDropped.Add(int64(n)) == int64(n) {
 		s.log.Warn("the postings index dropped postings more than 2^31 sequence numbers older than the newest (see package state/postings)",
 			zap.Int("postings", n), zap.Uint64("seq", seq))
 	}
@@ -214,12 +249,15 @@ func (s *Store) startSweep() {
 
 // sweep raises liveFrom to the oldest stored record, so that lookups skip
 // the postings of expired documents rather than spend their per-bucket
-// reads (MaxBucket) on them, and drops those postings from the index once
-// they are an eighth of what it has held since the last drop (or always,
+// reads (MaxBucket) on them, and drops those postings from the indexes once
+// they are an eighth of what they have held since the last drop (or always,
 // with force). Every record below liveFrom has expired, and it stays so:
 // a document written from now on has a larger seq (the single writer stores
-// seqs in ascending order, and a document published again was found by its
-// record, so it is not below the oldest record).
+// seqs in ascending order, and a document published or staged again was
+// found by its record, so it is not below the oldest record). The one
+// exception: a record found, then expired and swept past, before it is
+// written again (a shard's final verdict, stream/shard applyFinal, a TTL
+// after its document) stays below liveFrom, unseen until the next Open.
 func (s *Store) sweep(force bool) {
 	if s.enter() != nil {
 		return
@@ -236,7 +274,7 @@ func (s *Store) sweep(force bool) {
 		return
 	}
 	start := time.Now()
-	n := s.index.DropBelow(lo)
+	n := s.index.DropBelow(lo) + s.replays.DropBelow(lo)
 	s.swept = lo
 	s.log.Debug("expired postings dropped", zap.Int("postings", n), zap.Uint64("below_seq", lo),
 		zap.Duration("took", time.Since(start)))

@@ -2,14 +2,18 @@ package state
 
 import (
 	"encoding/binary"
+
+	"github.com/cespare/xxhash/v2"
 )
 
 // Key prefixes; see the package documentation for the layout.
 const (
 	prefixMeta   = 'm'
 	prefixDoc    = 'd'
-	prefixReplay = 'i'
 	prefixMarker = 'P'
+	// Formats 1 to 4 kept a replay key for each document; they are still
+	// read (loadIndex), never written.
+	prefixReplay = 'i'
 	// Format 3 kept a published marker for each document; they are still
 	// read (loadIndex), never written.
 	prefixPublished = 'p'
@@ -66,18 +70,25 @@ func (d *Doc) replayKey() string {
 	return d.ID
 }
 
-// appendReplayKey appends 'i' uvarint(len(rk)) rk hash. The length prefix makes the
-// key unambiguous whatever bytes rk holds.
+// appendReplayKey appends 'i' uvarint(len(rk)) rk hash, the replay key
+// formats 1 to 4 stored. The length prefix makes the key unambiguous
+// whatever bytes rk holds.
 func appendReplayKey(dst []byte, rk string, hash uint64) []byte {
 	dst = binary.AppendUvarint(append(dst, prefixReplay), uint64(len(rk)))
 	return binary.BigEndian.AppendUint64(append(dst, rk...), hash)
 }
 
-func replayKeyLen(rk string) int {
-	return 1 + uvarintLen(uint64(len(rk))) + len(rk) + 8
+// replayIndexKey is the replay index's key of a replay key and content
+// hash: the hash of the key formats 1 to 4 stored, so that their keys and
+// new postings meet under the same index key.
+func replayIndexKey(rk string, hash uint64) uint64 {
+	var kb [64]byte // a topic/partition/offset source fits: no allocation
+	return keyHash(appendReplayKey(kb[:0], rk, hash))
 }
 
-// appendMarkerKey appends the key of the published marker numbered n.
+func keyHash(key []byte) uint64 { return xxhash.Sum64(key) }
+
+// appendMarkerKey appends the key of the marker numbered n.
 func appendMarkerKey(dst []byte, n uint64) []byte {
 	return binary.BigEndian.AppendUint64(append(dst, prefixMarker), n)
 }
@@ -112,22 +123,10 @@ func seqSuffix(key []byte) uint64 {
 	return binary.BigEndian.Uint64(key[len(key)-8:])
 }
 
-// maxVarintSeq bounds the seqs appendSeqValue writes as a uvarint, which
-// then takes at most 7 bytes and so cannot be mistaken for the 8-byte form.
-const maxVarintSeq = 1<<49 - 1
-
-// appendSeqValue appends the value of a replay key: seq as a uvarint
-// (3 bytes up to 2,097,151), or big-endian in 8 bytes above maxVarintSeq.
-// States written before issue 11 hold the 8-byte form throughout;
-// decodeSeqValue reads both.
-func appendSeqValue(dst []byte, seq uint64) []byte {
-	if seq > maxVarintSeq {
-		return binary.BigEndian.AppendUint64(dst, seq)
-	}
-	return binary.AppendUvarint(dst, seq)
-}
-
-// decodeSeqValue decodes appendSeqValue's encoding; false if v is neither form.
+// decodeSeqValue decodes the seq value of a replay key or a format-2 group
+// head: a uvarint of at most 7 bytes (3 up to 2,097,151), or big-endian in 8
+// bytes (format 1 throughout, later formats from 2^49 on); false if v is
+// neither form.
 func decodeSeqValue(v []byte) (uint64, bool) {
 	if len(v) == 8 {
 		return binary.BigEndian.Uint64(v), true
@@ -147,25 +146,35 @@ func uvarintLen(x uint64) int {
 	return n
 }
 
-// A published marker lists the postings of the documents a transaction
-// published, document by document: uvarint seq, uvarint count, then count
-// index keys of 8 bytes each.
+// A marker lists the postings of the documents a transaction wrote,
+// document by document: its published postings as uvarint seq, uvarint
+// count, then count index keys of 8 bytes each; its replay posting (a
+// Stage) as uvarint seq, a 0 count, then the 8-byte replay index key.
+// Markers of format 4 hold no replay postings, and their counts are never 0.
 
 // markerDocLen is the most bytes a document of keys index keys takes in a
-// published marker.
+// marker; markerReplayLen those of a replay posting.
 func markerDocLen(keys int) int {
 	return binary.MaxVarintLen64 + binary.MaxVarintLen32 + 8*keys
 }
 
-// appendMarker appends the published marker of ps, whose postings of one
+// markerReplayLen: a seq, the 0 count, the key.
+const markerReplayLen = binary.MaxVarintLen64 + 1 + 8
+
+// appendMarker appends the marker of ps, whose published postings of one
 // document are next to each other.
 func appendMarker(dst []byte, ps []posting) []byte {
 	for i := 0; i < len(ps); {
+		dst = binary.AppendUvarint(dst, ps[i].seq)
+		if ps[i].replay {
+			dst = binary.BigEndian.AppendUint64(append(dst, 0), ps[i].key)
+			i++
+			continue
+		}
 		j := i + 1
-		for j < len(ps) && ps[j].seq == ps[i].seq {
+		for j < len(ps) && ps[j].seq == ps[i].seq && !ps[j].replay {
 			j++
 		}
-		dst = binary.AppendUvarint(dst, ps[i].seq)
 		dst = binary.AppendUvarint(dst, uint64(j-i))
 		for _, p := range ps[i:j] {
 			dst = binary.BigEndian.AppendUint64(dst, p.key)
@@ -175,9 +184,10 @@ func appendMarker(dst []byte, ps []posting) []byte {
 	return dst
 }
 
-// eachMarked calls fn with each document's postings that marker v lists
-// (ps is reused from one call to the next), and returns how many documents
-// it listed; false if v is not a marker.
+// eachMarked calls fn with each document's published postings that marker
+// v lists and with each replay posting (in a slice of one), in the order
+// they are listed (ps is reused from one call to the next), and returns how
+// many documents' published postings it listed; false if v is not a marker.
 func eachMarked(v []byte, ps []posting, fn func([]posting)) (docs int, ok bool) {
 	for len(v) > 0 {
 		seq, n := binary.Uvarint(v)
@@ -185,13 +195,21 @@ func eachMarked(v []byte, ps []posting, fn func([]posting)) (docs int, ok bool) 
 			return docs, false
 		}
 		count, m := binary.Uvarint(v[n:])
-		if m <= 0 || count == 0 || count > uint64(len(v)-n-m)/8 {
+		if m <= 0 || count > uint64(len(v)-n-m)/8 {
 			return docs, false
 		}
 		v = v[n+m:]
 		ps = ps[:0]
+		if count == 0 { // a replay posting
+			if len(v) < 8 {
+				return docs, false
+			}
+			fn(append(ps, posting{key: binary.BigEndian.Uint64(v), seq: seq, replay: true}))
+			v = v[8:]
+			continue
+		}
 		for range count {
-			ps = append(ps, posting{binary.BigEndian.Uint64(v), seq})
+			ps = append(ps, posting{key: binary.BigEndian.Uint64(v), seq: seq})
 			v = v[8:]
 		}
 		fn(ps)

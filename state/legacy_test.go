@@ -28,3 +28,17 @@ func appendBucket(dst []byte, band int, key uint64) []byte {
 func appendPostingKey(dst []byte, band int, key, seq uint64) []byte {
 	return binary.BigEndian.AppendUint64(appendBucket(dst, band, key), seq)
 }
+
+// maxVarintSeq bounds the seqs formats 2 to 4 wrote as a uvarint in a seq
+// value, which then takes at most 7 bytes and so cannot be mistaken for
+// the 8-byte form.
+const maxVarintSeq = 1<<49 - 1
+
+// appendSeqValue appends the seq value formats 2 to 4 wrote under a replay
+// key: a uvarint, or big-endian in 8 bytes above maxVarintSeq.
+func appendSeqValue(dst []byte, seq uint64) []byte {
+	if seq > maxVarintSeq {
+		return binary.BigEndian.AppendUint64(dst, seq)
+	}
+	return binary.AppendUvarint(dst, seq)
+}

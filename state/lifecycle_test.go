@@ -326,11 +326,12 @@ func TestConcurrentUse(t *testing.T) {
 	}
 }
 
-// A published marker lists a document's postings for the index built at
-// Open: it must not expire before the document's record, or the document
-// would be lost to lookups after a restart. (It is written one TTL after
-// its Publish, later than the record's Stage: it outlives the record by
-// that much, harmlessly.)
+// A marker lists a document's postings for the indexes built at Open: it
+// must not expire before the document's record, or the document would be
+// lost to lookups after a restart. Stage's marker (the replay posting)
+// expires with the record; Publish's is written one TTL after its Publish,
+// later than the record's Stage: it outlives the record by that much,
+// harmlessly.
 func TestPublishedMarkerExpiresWithRecord(t *testing.T) {
 	s := openMem(t, Options{TTL: time.Hour})
 	d := doc(1, 5)
@@ -344,8 +345,11 @@ func TestPublishedMarkerExpiresWithRecord(t *testing.T) {
 	if record == 0 {
 		t.Fatal("record written without expiry")
 	}
-	if at := keyExpiresAt(t, s, appendMarkerKey(nil, 0)); at < record {
-		t.Errorf("published marker expires at %d, the record at %d", at, record)
+	if at := keyExpiresAt(t, s, appendMarkerKey(nil, 0)); at != record {
+		t.Errorf("Stage's marker expires at %d, the record at %d", at, record)
+	}
+	if at := keyExpiresAt(t, s, appendMarkerKey(nil, 1)); at < record {
+		t.Errorf("Publish's marker expires at %d, the record at %d", at, record)
 	}
 }
 
@@ -431,15 +435,15 @@ func TestExpiredPostingsDoNotCrowdBuckets(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.sweep(false) // without it, the two reads would go to docs 1 and 2
-	if st := s.Stats(); st.Postings != 40*2 {
-		t.Errorf("after the sweep %d postings, want 80: two expired of 40 are not worth a drop", st.Postings)
+	if st := s.Stats(); st.Postings != 40*2 || st.Replays != 40 {
+		t.Errorf("after the sweep %d postings and %d replays, want 80 and 40: two expired of 40 are not worth a drop", st.Postings, st.Replays)
 	}
 	if got, capped := candidates(t, s, []uint64{5}, 50); !slices.Equal(got, []uint64{3, 4}) || capped.Buckets != 1 {
 		t.Errorf("after: %v %+v, want [3 4], one bucket cut", got, capped)
 	}
 	s.sweep(true)
-	if st := s.Stats(); st.Postings != 38*2 {
-		t.Errorf("after the forced sweep %d postings, want 76", st.Postings)
+	if st := s.Stats(); st.Postings != 38*2 || st.Replays != 38 {
+		t.Errorf("after the forced sweep %d postings and %d replays, want 76 and 38", st.Postings, st.Replays)
 	}
 	if got, _ := candidates(t, s, []uint64{5}, 50); !slices.Equal(got, []uint64{3, 4}) {
 		t.Errorf("after the forced sweep: %v, want [3 4]", got)

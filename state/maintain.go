@@ -84,9 +84,9 @@ func (s *Store) collectGarbage(stop <-chan struct{}) {
 // logs, and VLogBytes the value log, which holds the records: both are the disk
 // space of their files (allocated blocks on Unix: badger preallocates the
 // active value-log file sparsely). Badger's own table sizes would count the
-// value-log bytes a table points to as well. FilterKeys and FilterBytes
-// describe the key filter, and Postings and IndexBytes the postings index,
-// which live in memory only.
+// value-log bytes a table points to as well. Postings, Replays and
+// IndexBytes describe the postings and replay indexes, which live in memory
+// only.
 func (s *Store) Stats() Stats {
 	if s.enter() != nil {
 		return Stats{}
@@ -100,9 +100,8 @@ func (s *Store) Stats() Stats {
 	} else {
 		st.LSMBytes, st.VLogBytes = s.filesBytes("*.sst"), s.filesBytes("*.vlog")
 	}
-	f := s.filter.Load()
-	st.FilterKeys, st.FilterBytes = f.keys.Load(), f.bytes()
-	st.Postings, st.IndexBytes = int64(s.index.Len()), s.index.Bytes()
+	st.Postings, st.Replays = int64(s.index.Len()), int64(s.replays.Len())
+	st.IndexBytes = s.index.Bytes() + s.replays.Bytes()
 	st.Docs = s.written.Load()
 	if first, ok := s.firstLiveSeq(); !ok {
 		st.Docs = 0

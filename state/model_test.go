@@ -33,7 +33,9 @@ func newModel(maxBucket, maxCandidates int) *model {
 
 func (m *model) put(d Doc) {
 	m.docs[d.Seq] = d
-	m.replay[replayID{d.replayKey(), d.ContentHash}] = d.Seq
+	// The largest seq wins: the last Put when seqs ascend (see Replayed).
+	id := replayID{d.replayKey(), d.ContentHash}
+	m.replay[id] = max(m.replay[id], d.Seq)
 	m.hashes[d.ContentHash] = append(m.hashes[d.ContentHash], d.Seq)
 	for band, key := range d.Bands {
 		k := [2]uint64{uint64(band), key}

@@ -16,7 +16,6 @@ const (
 	DefaultMaxBucket     = 64
 	DefaultMaxCandidates = 32
 	DefaultGCInterval    = 10 * time.Minute
-	DefaultFilterKeys    = 1 << 20
 	// DefaultMemtableBytes and DefaultNumMemtables size Badger's write
 	// buffers: each memtable is an arena of about 1.3 × its size on the Go
 	// heap (see Options.NumMemtables for how many there are). A full
@@ -48,7 +47,10 @@ type Options struct {
 	MaxCandidates int           `yaml:"max_candidates"` // distinct candidates returned per lookup; 0 → 32
 	GCInterval    time.Duration `yaml:"gc_interval"`    // value-log GC ticker; 0 → 10m; negative disables
 	SyncWrites    bool          `yaml:"sync_writes"`    // fsync each batch
-	FilterKeys    int           `yaml:"filter_keys"`    // keys the key filter is sized for at least, 10 bits each; 0 → 1<<20
+	// FilterKeys is ignored: it sized the in-memory filter of replay keys
+	// that states of format 5 no longer need (Open warns when it is set).
+	// It stays so that configurations which set it still load.
+	FilterKeys int `yaml:"filter_keys"`
 	// MemtableBytes is the size of one Badger memtable (and of each level-0
 	// table flushed from it); NumMemtables is Badger's: how many full
 	// memtables may wait to be flushed, besides the one being written and
@@ -84,9 +86,6 @@ func (o *Options) EnsureDefaults() {
 	if o.GCInterval == 0 {
 		o.GCInterval = DefaultGCInterval
 	}
-	if o.FilterKeys == 0 {
-		o.FilterKeys = DefaultFilterKeys
-	}
 	if o.MemtableBytes == 0 {
 		o.MemtableBytes = DefaultMemtableBytes
 	}
@@ -118,9 +117,6 @@ func (o Options) Validate() error {
 	if o.MaxCandidates < 0 {
 		bad("state.max_candidates: must be positive (0 means %d), got %d", DefaultMaxCandidates, o.MaxCandidates)
 	}
-	if o.FilterKeys < 0 {
-		bad("state.filter_keys: must be positive (0 means %d), got %d", DefaultFilterKeys, o.FilterKeys)
-	}
 	if o.MemtableBytes < 0 || (o.MemtableBytes > 0 && o.MemtableBytes < 4<<20) {
 		bad("state.memtable_bytes: must be at least 4 MiB (0 means %d), got %d", DefaultMemtableBytes, o.MemtableBytes)
 	}
@@ -130,15 +126,16 @@ func (o Options) Validate() error {
 	return errors.Join(errs...)
 }
 
-// Badger tuning for this workload: a record of a few hundred bytes and a
-// replay key per document, and a published marker per transaction (~100
-// bytes a document); reads by point get.
+// Badger tuning for this workload: a record of a few hundred bytes per
+// document, and a marker per transaction (~110 bytes a document); reads by
+// point get.
 const (
 	// Values of valueThreshold bytes or more — the records, with their
 	// sketches (a default oph sketch alone is 256 bytes) — go to Badger's
-	// value log, and so do the published markers of more than a few
-	// documents; the rest (the replay keys, the metadata, the markers of
-	// small transactions) stays in the LSM tree with the keys:
+	// value log, and so do the markers of more than a few documents; the
+	// rest (the metadata, the markers of small transactions, and in states
+	// of format 4 or older the replay keys) stays in the LSM tree with the
+	// keys:
 	// WiscKey's key-value separation, which Badger is built for. A memtable
 	// then holds a 12-byte pointer for a record instead of the record, so a
 	// 32 MiB memtable holds more documents than a 64 MiB one did, and

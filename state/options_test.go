@@ -26,7 +26,7 @@ func TestValidate(t *testing.T) {
 	f(Options{InMemory: true, TTL: 500 * time.Millisecond}, "state.ttl: must be 0 (keep forever) or at least 1s")
 	f(Options{InMemory: true, MaxBucket: -1}, "state.max_bucket: must be positive")
 	f(Options{InMemory: true, MaxCandidates: -1}, "state.max_candidates: must be positive")
-	f(Options{InMemory: true, FilterKeys: -1}, "state.filter_keys: must be positive (0 means 1048576)")
+	f(Options{InMemory: true, FilterKeys: -1}, "") // ignored
 	f(Options{InMemory: true, MemtableBytes: 1 << 20}, "state.memtable_bytes: must be at least 4 MiB")
 	f(Options{InMemory: true, NumMemtables: 1}, "state.num_memtables: must be at least 2")
 	f(Options{InMemory: true, MemtableBytes: 8 << 20, NumMemtables: 2}, "")
@@ -40,13 +40,13 @@ func TestValidate(t *testing.T) {
 func TestEnsureDefaults(t *testing.T) {
 	var o Options
 	o.EnsureDefaults()
-	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.FilterKeys != 1<<20 || o.Logger == nil ||
+	if o.MaxBucket != 64 || o.MaxCandidates != 32 || o.GCInterval != 10*time.Minute || o.Logger == nil ||
 		o.MemtableBytes != 8<<20 || o.NumMemtables != 3 {
 		t.Errorf("defaults = %+v", o)
 	}
-	o = Options{MaxBucket: 5, MaxCandidates: 6, GCInterval: -1, FilterKeys: 7}
+	o = Options{MaxBucket: 5, MaxCandidates: 6, GCInterval: -1}
 	o.EnsureDefaults()
-	if o.MaxBucket != 5 || o.MaxCandidates != 6 || o.GCInterval != -1 || o.FilterKeys != 7 {
+	if o.MaxBucket != 5 || o.MaxCandidates != 6 || o.GCInterval != -1 {
 		t.Errorf("EnsureDefaults overwrote set fields: %+v", o)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/dgraph-io/badger/v4"
@@ -11,28 +12,47 @@ import (
 
 // Replayed returns the stored document with this replay key and content hash, if
 // any. The replay key is the document's Source, or its ID when Source was empty.
-// If the pair was Put more than once, the last Put wins.
+// If the pair was stored more than once, the record of the largest seq wins:
+// the last Put's, as the single writer's seqs ascend.
 func (s *Store) Replayed(key string, contentHash uint64) (Doc, bool, error) {
 	if err := s.enter(); err != nil {
 		return Doc{}, false, err
 	}
 	defer s.leave()
-	var kb [64]byte
-	rk := appendReplayKey(kb[:0], key, contentHash)
-	if !s.filter.Load().mayExist(rk) {
-		return Doc{}, false, nil
-	}
-	txn := s.db.NewTransaction(false)
-	defer txn.Discard()
-	seq, ok, err := getSeq(txn, s.filter.Load(), rk)
-	var d Doc
-	if err == nil && ok {
-		d, ok, err = getDoc(s.db, txn, seq)
-	}
+	d, ok, err := s.replayed(key, contentHash)
 	if err != nil {
 		return Doc{}, false, fmt.Errorf("look up replay of %q: %w", key, err)
 	}
 	return d, ok, nil
+}
+
+// replayWindow is how many of a replay index key's seqs replayed reads at
+// a time: almost always there is one, or none.
+const replayWindow = 4
+
+// replayed reads the replay index key's seqs, all of them, and returns the
+// record of the largest whose replay key and content hash are these (a
+// posting of another pair may share the index slot). As in exact, the index
+// is read before the snapshot is taken.
+func (s *Store) replayed(key string, hash uint64) (Doc, bool, error) {
+	ik := replayIndexKey(key, hash)
+	var buf [replayWindow]uint64
+	seqs, more := s.replays.Lookup(buf[:0], ik, s.liveFrom.Load(), math.MaxUint64, replayWindow)
+	for more { // rare: the pair was Put again, or shares its slot
+		seqs, more = s.replays.Lookup(seqs, ik, seqs[len(seqs)-1]+1, math.MaxUint64, replayWindow)
+	}
+	if len(seqs) == 0 {
+		return Doc{}, false, nil
+	}
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	for i := len(seqs) - 1; i >= 0; i-- {
+		d, ok, err := getDoc(s.db, txn, seqs[i])
+		if err != nil || (ok && d.ContentHash == hash && d.replayKey() == key) {
+			return d, ok, err
+		}
+	}
+	return Doc{}, false, nil
 }
 
 // Exact returns the earliest stored document with this content hash and
@@ -247,29 +267,8 @@ func (s *Store) Get(seq uint64) (Doc, bool, error) {
 	return d, ok, nil
 }
 
-// getSeq reads a replay key, whose value is a seq. It reads Badger only if
-// the key filter f may hold the key. f must be loaded after txn
-// was created: every key committed before then is in it, so the filter never
-// changes what txn would read. (A lookup may also consult the filter before it
-// creates txn: if no key it needs is there, none was committed at that instant,
-// and "none" is the answer a snapshot taken then would give.)
-func getSeq(txn *badger.Txn, f *bloom, key []byte) (uint64, bool, error) {
-	if !f.mayExist(key) {
-		return 0, false, nil
-	}
-	item, err := txn.Get(key)
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return 0, false, nil
-	}
-	if err != nil {
-		return 0, false, err
-	}
-	seq, err := seqValue(item)
-	return seq, err == nil, err
-}
-
-// seqValue reads the seq held by a replay key, or a format-2 group head
-// (appendSeqValue).
+// seqValue reads the seq held by a replay key of formats 1 to 4, or a
+// format-2 group head (decodeSeqValue).
 func seqValue(item *badger.Item) (seq uint64, err error) {
 	err = item.Value(func(v []byte) error {
 		var ok bool

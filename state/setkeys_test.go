@@ -81,8 +81,8 @@ func TestSetKeysCaps(t *testing.T) {
 	}
 }
 
-// TestSetKeysSurviveReopen: set postings and the key filter rebuilt from
-// them find the same candidates after a restart.
+// TestSetKeysSurviveReopen: set postings, rebuilt from the markers, find
+// the same candidates after a restart.
 func TestSetKeysSurviveReopen(t *testing.T) {
 	dir := t.TempDir()
 	o := Options{SetKeys: true, SketchVersion: "modm25-w5"}

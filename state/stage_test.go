@@ -66,13 +66,14 @@ func TestPublishedSurvivesReopen(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	postings := s.Stats().Postings
+	before := s.Stats()
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s = openDisk(t, dir, Options{})
-	if got := s.Stats().Postings; got != postings || got != 2*3 {
-		t.Errorf("index after reopen: %d postings, %d before, want 6 (two documents, a hash and two bands each)", got, postings)
+	if got := s.Stats(); got.Postings != before.Postings || got.Postings != 2*3 || got.Replays != before.Replays || got.Replays != 3 {
+		t.Errorf("index after reopen: %d postings and %d replays, %d and %d before, want 6 (two documents, a hash and two bands each) and 3",
+			got.Postings, got.Replays, before.Postings, before.Replays)
 	}
 	if seqs, _ := candidates(t, s, []uint64{7, 8}, c.Seq+1); !slices.Equal(seqs, []uint64{a.Seq, b.Seq}) {
 		t.Errorf("after reopen: candidates %v, want [%d %d] (%d only staged)", seqs, a.Seq, b.Seq, c.Seq)
@@ -103,7 +104,8 @@ func TestCorruptMarkerFailsOpen(t *testing.T) {
 		key, val []byte
 	}{
 		{"a key cut short", appendMarkerKey(nil, 5), whole[:len(whole)-3]},
-		{"a document of no keys", appendMarkerKey(nil, 5), []byte{1, 0}},
+		{"a replay posting cut short", appendMarkerKey(nil, 5), []byte{1, 0}},
+		{"a replay posting cut in its key", appendMarkerKey(nil, 5), []byte{1, 0, 1, 2, 3}},
 		{"a count past the end", appendMarkerKey(nil, 5), []byte{1, 200, 1}},
 		{"format 3, 5 bytes", appendPublishedKey(nil, 2), []byte{1, 2, 3, 4, 5}},
 	} {

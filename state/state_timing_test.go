@@ -315,8 +315,9 @@ func openLive(b *testing.B) *Store {
 }
 
 // BenchmarkDocLookupMissLive times the lookups the stream makes for one unique
-// document (Replayed, Exact, Candidates over 10 bands: 12 point reads that all
-// miss) against a store whose documents are still in its memtables.
+// document (Replayed, Exact, Candidates over 10 bands: 12 lookups of the
+// in-memory indexes that all miss) against a store whose documents are still
+// in its memtables.
 func BenchmarkDocLookupMissLive(b *testing.B) {
 	s := openLive(b)
 	r := rand.New(rand.NewPCG(5, 5))
@@ -336,20 +337,6 @@ func BenchmarkDocLookupMissLive(b *testing.B) {
 			b.Fatalf("lookups = %v %v %d docs, %v", replayed, exact, len(dst), err)
 		}
 	}
-}
-
-// BenchmarkFilterBuild times building the key filter from the fixture, as Open
-// and a rebuild do: a keys-only scan of the replay keys and group heads.
-func BenchmarkFilterBuild(b *testing.B) {
-	s := openFixture(b, Options{})
-	var f *bloom
-	cpu := startCPU(b)
-	for range b.N {
-		f = s.buildFilter(2 * s.filter.Load().capacity())
-	}
-	cpu.stop()
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(f.keys.Load()), "ns/key")
-	b.ReportMetric(float64(f.bytes())/float64(f.keys.Load()), "B/key")
 }
 
 // BenchmarkStats times Stats and reports the fixture's bytes per document on disk,

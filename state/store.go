@@ -26,11 +26,13 @@ var ErrNotFound = errors.New("state: document not found")
 // format 1 cannot read; format 3 keeps postings in memory and a published
 // marker per document on disk, which builds of format 2 would not find;
 // format 4 a published marker per transaction, which builds of format 3
-// would not find. An older state is read as it is (its posting keys and
-// markers are loaded into the index too), and its marker becomes 4 at Open,
-// so that an older build refuses it at start rather than missing what this
-// one wrote.
-const formatVersion = 4
+// would not find; format 5 keeps replay postings in memory and in the
+// markers instead of replay keys, which builds of format 4 would not find.
+// An older state is read as it is (its posting keys, replay keys and
+// markers are loaded into the indexes too), and its marker becomes 5 at
+// Open, so that an older build refuses it at start rather than missing what
+// this one wrote.
+const formatVersion = 5
 
 // Doc is one stored document. Bands are written as postings only; documents read
 // back from the store have Bands == nil.
@@ -62,13 +64,12 @@ type Capped struct {
 
 // Stats describes the size of a Store.
 type Stats struct {
-	Docs        uint64 // live documents, approximate
-	LSMBytes    int64  // SSTable bytes (memtables and their logs excluded)
-	VLogBytes   int64  // value-log bytes on disk
-	FilterKeys  int64  // keys in the key filter, approximate (expired ones included)
-	FilterBytes int64  // memory of the key filter
-	Postings    int64  // postings in the in-memory index (until swept, expired ones included)
-	IndexBytes  int64  // memory of the in-memory index
+	Docs       uint64 // live documents, approximate
+	LSMBytes   int64  // SSTable bytes (memtables and their logs excluded)
+	VLogBytes  int64  // value-log bytes on disk
+	Postings   int64  // published postings in the in-memory index (until swept, expired ones included)
+	Replays    int64  // replay postings in the in-memory replay index, one a document staged (likewise)
+	IndexBytes int64  // memory of the two indexes
 }
 
 // SketchMismatchError is returned by Open when the database was built with other
@@ -93,20 +94,16 @@ type Store struct {
 	written atomic.Uint64 // records Put, persisted as meta "docs"
 	writeMu sync.Mutex    // serialises writes: Put, Stage, Publish, SetCluster(s)
 	arenas  batchArenas   // the last write's buffers, for the next; guarded by writeMu
-	markers uint64        // the next published marker's number; guarded by writeMu
-
-	// filter holds every replay key stored or being written;
-	// growFilter starts building a larger one, and while it is being built
-	// growth lists the keys written meanwhile (see growFilter).
-	filter atomic.Pointer[bloom]
-	growth atomic.Pointer[filterGrowth]
+	markers uint64        // the next marker's number; guarded by writeMu
 
 	// index holds every published document's postings (content-hash
-	// group, band buckets); loadIndex builds it at Open. With a TTL,
+	// group, band buckets), replays every staged document's replay
+	// posting; loadIndex builds them at Open. With a TTL,
 	// liveFrom is a lower bound of the live records' seqs, which lookups
 	// start from (postings below it lead to expired records), and swept
 	// the seq below which sweep has dropped the postings.
 	index    *postings.Index
+	replays  *postings.Index
 	liveFrom atomic.Uint64
 	sweepMu  sync.Mutex // guards swept
 	swept    uint64
@@ -169,7 +166,9 @@ func Open(o Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", where(o), err)
 	}
-	s.openFilter()
+	if o.FilterKeys != 0 {
+		s.log.Warn("state.filter_keys is ignored: states of format 5 keep no key filter (their replay postings are in memory)")
+	}
 	s.startGC()
 	s.startSweep()
 	s.startWriteback()
@@ -304,7 +303,7 @@ func lastDocSeq(txn *badger.Txn) (uint64, error) {
 	return seqSuffix(key), nil
 }
 
-// nextMarker is the number after the largest published marker's, 0 for
+// nextMarker is the number after the largest marker's, 0 for
 // none. A marker whose number is reused had expired: overwriting it loses
 // nothing.
 func nextMarker(txn *badger.Txn) (uint64, error) {
@@ -313,7 +312,7 @@ func nextMarker(txn *badger.Txn) (uint64, error) {
 		return 0, nil
 	}
 	if len(key) != markerKeyLen {
-		return 0, fmt.Errorf("%w: published marker key %x has %d bytes", ErrCorrupt, key, len(key))
+		return 0, fmt.Errorf("%w: marker key %x has %d bytes", ErrCorrupt, key, len(key))
 	}
 	return binary.BigEndian.Uint64(key[1:]) + 1, nil
 }

@@ -240,10 +240,10 @@ func TestPutSplitsBigBatches(t *testing.T) {
 		}
 		sameDoc(t, got, want)
 	}
-	// Each transaction's postings reach the index, and only once: a hash
-	// and a band each.
-	if st := s.Stats(); st.Postings != 400 {
-		t.Errorf("%d postings after a Put split into transactions, want 400", st.Postings)
+	// Each transaction's postings reach the indexes, and only once: a hash
+	// and a band each, and a replay.
+	if st := s.Stats(); st.Postings != 400 || st.Replays != 200 {
+		t.Errorf("%d postings and %d replays after a Put split into transactions, want 400 and 200", st.Postings, st.Replays)
 	}
 	for band := range uint64(7) {
 		var want []uint64
@@ -280,13 +280,13 @@ func TestNoExactIndex(t *testing.T) {
 			t.Fatalf("Replayed = %d, %v, %v; want seq 2", d.Seq, ok, err)
 		}
 		// Two set keys a document and no content-hash group: 4 postings, and
-		// the one marker lists two keys a document.
-		if st := s.Stats(); st.Postings != 4 {
-			t.Errorf("%d postings, want 4 (no content-hash group)", st.Postings)
+		// the one marker lists them after each document's replay posting.
+		if st := s.Stats(); st.Postings != 4 || st.Replays != 2 {
+			t.Errorf("%d postings and %d replays, want 4 (no content-hash group) and 2", st.Postings, st.Replays)
 		}
 		var keys []int
-		if _, ok := eachMarked(keyValue(t, s, appendMarkerKey(nil, 0)), nil, func(ps []posting) { keys = append(keys, len(ps)) }); !ok || !slices.Equal(keys, []int{2, 2}) {
-			t.Errorf("published marker: keys a document %v (well-formed %v), want [2 2]", keys, ok)
+		if _, ok := eachMarked(keyValue(t, s, appendMarkerKey(nil, 0)), nil, func(ps []posting) { keys = append(keys, len(ps)) }); !ok || !slices.Equal(keys, []int{1, 2, 1, 2}) {
+			t.Errorf("marker: keys a document %v (well-formed %v), want [1 2 1 2]", keys, ok)
 		}
 	})
 }

@@ -43,8 +43,9 @@ func (s *Store) Applied() (int64, bool, error) {
 	return int64(next), ok, nil
 }
 
-// Stage stores each document's record and replay key but not its postings: a
-// staged document is found by Replayed and Get, never by Exact or Candidates.
+// Stage stores each document's record and replay posting but not its
+// published postings: a staged document is found by Replayed and Get, never
+// by Exact or Candidates.
 // The pipeline stages a batch's decisions before emitting them, so a replayed
 // record always finds the verdict it was given, and publishes them after the
 // output is acknowledged, so no document nobody saw can become another's
@@ -59,13 +60,14 @@ func (s *Store) Publish(docs []Doc) error { return s.write("publish", docs, publ
 
 // Parts of a document that a write stores.
 const (
-	stagePart   = 1 << iota // record and replay key
+	stagePart   = 1 << iota // record and replay posting
 	publishPart             // content-hash and band postings
 )
 
 // write stores the given parts of docs; all keys written expire after TTL if one
-// is set. Each document's keys go into one Badger transaction, as many documents
-// per transaction as fit, and each transaction also persists the next sequence
+// is set. Each document's record and postings go into one Badger transaction
+// (its postings in the transaction's marker), as many documents per
+// transaction as fit, and each transaction also persists the next sequence
 // number. A crash or error mid-write therefore leaves a prefix of docs fully
 // written and the rest absent, never a posting without its record (when both
 // parts are written together) and never half a document. A non-nil applied is
@@ -83,7 +85,6 @@ func (s *Store) write(op string, docs []Doc, parts int, applied *int64) error {
 	defer s.leave()
 	s.writeMu.Lock()
 	defer s.writeMu.Unlock()
-	s.growFilter()
 	w := s.newBatch(docs)
 	defer w.finish()
 	for i := range docs {
@@ -121,9 +122,6 @@ func checkDocs(docs []Doc, setKeys bool) error {
 // batch writes documents in as few transactions as fit, never splitting one.
 type batch struct {
 	s         *Store
-	filter    *bloom         // the key filter; push adds to it
-	growth    *filterGrowth  // the next key filter's list while it is built, or nil
-	grown     []uint64       // hashes of keys for growth, handed over by finish
 	expires   uint64         // ExpiresAt of every key written, 0 for none
 	keys      []byte         // arena for keys
 	vals      []byte         // arena for values
@@ -133,14 +131,14 @@ type batch struct {
 	txn       *badger.Txn    // open transaction, nil if none
 	count     int64          // entries in txn, as badger counts them
 	size      int64          // bytes in txn, as badger estimates them
-	marker    int64          // the most bytes txn's published marker will hold (markerDocLen)
+	marker    int64          // the most bytes txn's marker will hold (markerDocLen)
 	maxSeq    uint64         // largest seq in txn
 	docs      uint64         // records in txn
 	docsInTxn int            // documents with entries in txn
 }
 
 // Per-transaction entries besides the documents': meta "seq", "docs" and
-// (Apply) "applied", 8-byte values, and the published marker, whose value
+// (Apply) "applied", 8-byte values, and the marker, whose value
 // fit counts document by document (markerDocLen).
 const (
 	metaEntries = 4
@@ -157,15 +155,13 @@ func (s *Store) newBatch(docs []Doc) *batch {
 	var nkeys, nvals, nentries, npostings int
 	for i := range docs {
 		d := &docs[i]
-		nentries += 2
-		nkeys += docKeyLen + replayKeyLen(d.replayKey())
-		nvals += recordLen(d) + markerDocLen(len(d.Bands)+1)
-		npostings += 1 + len(d.Bands)
+		nentries++
+		nkeys += docKeyLen
+		nvals += recordLen(d) + markerReplayLen + markerDocLen(len(d.Bands)+1)
+		npostings += 2 + len(d.Bands)
 	}
 	w := &batch{
 		s:       s,
-		filter:  s.filter.Load(),
-		growth:  s.growth.Load(),
 		keys:    reuse(s.arenas.keys, nkeys),
 		vals:    reuse(s.arenas.vals, nvals),
 		entries: reuse(s.arenas.entries, nentries),
@@ -208,35 +204,37 @@ func expiryOf(t time.Time) uint64 {
 	return uint64((t.UnixNano() + int64(time.Second) - 1) / int64(time.Second))
 }
 
-// add queues the given parts of d's entries, record first, and commits the open
-// transaction first if they would not fit in it.
+// add queues the given parts of d: its record and replay posting, its
+// published postings; and commits the open transaction first if they would
+// not fit in it. The postings go into the transaction's marker when it
+// commits, and into the in-memory indexes once it has.
 func (w *batch) add(d *Doc, parts int) error {
 	if w.txn == nil {
 		w.txn = w.s.db.NewTransaction(true)
 	}
 	start := len(w.entries)
+	var marker int
 	if parts&stagePart != 0 {
 		w.push(appendDocKey(w.keys, d.Seq), appendRecord(w.vals, d), w.expires)
-		w.push(appendReplayKey(w.keys, d.replayKey(), d.ContentHash), appendSeqValue(w.vals, d.Seq), w.expires)
+		w.pending = append(w.pending, posting{key: replayIndexKey(d.replayKey(), d.ContentHash), seq: d.Seq, replay: true})
+		marker = markerReplayLen
 	}
-	var marker int
 	if parts&publishPart != 0 {
-		marker = w.publish(d)
+		marker += w.publish(d)
 	}
 	return w.fit(w.entries[start:], marker, d.Seq, parts&stagePart != 0)
 }
 
-// publish queues d's postings — its content-hash group unless
-// Options.NoExactIndex, and its band buckets — which go into the
-// transaction's published marker when it commits, and into the in-memory
-// index once it has. It returns the most bytes they add to the marker.
+// publish queues d's published postings — its content-hash group unless
+// Options.NoExactIndex, and its band buckets — and returns the most bytes
+// they add to the marker.
 func (w *batch) publish(d *Doc) int {
 	n := len(w.pending)
 	if !w.s.opt.NoExactIndex {
-		w.pending = append(w.pending, posting{groupKey(d.ContentHash), d.Seq})
+		w.pending = append(w.pending, posting{key: groupKey(d.ContentHash), seq: d.Seq})
 	}
 	for i, key := range d.Bands {
-		w.pending = append(w.pending, posting{bucketKey(w.s.keyBand(i), key), d.Seq})
+		w.pending = append(w.pending, posting{key: bucketKey(w.s.keyBand(i), key), seq: d.Seq})
 	}
 	return markerDocLen(len(w.pending) - n)
 }
@@ -266,7 +264,7 @@ func (w *batch) fit(entries []badger.Entry, marker int, seq uint64, record bool)
 }
 
 // maxMarker is the largest value Badger takes, so the most bytes a
-// published marker may hold: a value-log file, and in memory (no value
+// marker may hold: a value-log file, and in memory (no value
 // log) the value threshold.
 func (s *Store) maxMarker() int64 {
 	if s.opt.InMemory {
@@ -276,18 +274,9 @@ func (s *Store) maxMarker() int64 {
 }
 
 // push appends an entry whose key and value were just appended to the arenas
-// (pass w.vals for an empty value), and adds its key to the key filter if it
-// belongs there. Adding it before the write commits makes a failed write leave
-// only false positives in the filter.
+// (pass w.vals for an empty value).
 func (w *batch) push(keys, vals []byte, expiresAt uint64) {
 	key := keys[len(w.keys):len(keys):len(keys)]
-	if filtered(key[0]) {
-		h := keyHash(key)
-		w.filter.add(h)
-		if w.growth != nil {
-			w.grown = append(w.grown, h)
-		}
-	}
 	var val []byte
 	if len(vals) > len(w.vals) {
 		val = vals[len(w.vals):len(vals):len(vals)]
@@ -364,15 +353,9 @@ func (w *batch) commit() error {
 	return nil
 }
 
-// finish discards the open transaction, if any, and hands the keys pushed
-// to the growing key filter's list (once, whether the write succeeded or not:
-// a key that was not written only costs a false positive). The caller still
-// holds writeMu, so the list has them before the new filter is swapped in.
+// finish discards the open transaction, if any, and keeps the buffers.
 func (w *batch) finish() {
 	w.discard()
-	if w.growth != nil {
-		w.growth.addAll(w.grown)
-	}
 	w.keep()
 }
 
@@ -397,8 +380,12 @@ func (w *batch) discard() {
 	w.pending, w.inTxn = w.pending[:0], 0
 }
 
-// posting is one document's place under one index key.
-type posting struct{ key, seq uint64 }
+// posting is one document's place under one index key: of the replay
+// index (a replay posting), or of the index of published postings.
+type posting struct {
+	key, seq uint64
+	replay   bool
+}
 
 // raise sets x to v if v is larger.
 func raise(x *atomic.Uint64, v uint64) {

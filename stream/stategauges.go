@@ -28,7 +28,7 @@ func StartStateGauges(reg prometheus.Registerer, stats func() state.Stats, every
 	g := &StateGauges{
 		bytes: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "dedupstream_state_bytes",
-			Help: "Size of the state: Badger's SSTables (lsm) and value log (vlog) on disk, the in-memory key filter (filter) and postings index (index).",
+			Help: "Size of the state: Badger's SSTables (lsm) and value log (vlog) on disk, and the in-memory postings and replay indexes (index).",
 		}, []string{"kind"}),
 		docs: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "dedupstream_state_documents", Help: "Documents stored in the state (approximate).",
@@ -61,7 +61,6 @@ func (g *StateGauges) run(stats func() state.Stats, every time.Duration, also fu
 func (g *StateGauges) sample(st state.Stats) {
 	g.bytes.WithLabelValues("lsm").Set(float64(st.LSMBytes))
 	g.bytes.WithLabelValues("vlog").Set(float64(st.VLogBytes))
-	g.bytes.WithLabelValues("filter").Set(float64(st.FilterBytes))
 	g.bytes.WithLabelValues("index").Set(float64(st.IndexBytes))
 	g.docs.Set(float64(st.Docs))
 }

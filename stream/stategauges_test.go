@@ -17,13 +17,13 @@ func TestStateGauges(t *testing.T) {
 	var docs, ticks atomic.Int64
 	stats := func() state.Stats {
 		n := docs.Add(1)
-		return state.Stats{Docs: uint64(n), LSMBytes: 10 * n, VLogBytes: 20 * n, FilterBytes: 30 * n}
+		return state.Stats{Docs: uint64(n), LSMBytes: 10 * n, VLogBytes: 20 * n, IndexBytes: 30 * n}
 	}
 	f := func(reg *prometheus.Registry, want int64) {
 		t.Helper()
 		got := samples(t, reg)
 		for series, v := range map[string]int64{"dedupstream_state_documents": want, "dedupstream_state_bytes{kind=lsm}": 10 * want,
-			"dedupstream_state_bytes{kind=vlog}": 20 * want, "dedupstream_state_bytes{kind=filter}": 30 * want} {
+			"dedupstream_state_bytes{kind=vlog}": 20 * want, "dedupstream_state_bytes{kind=index}": 30 * want} {
 			if got[series] != float64(v) {
 				t.Errorf("%s = %v, want %d", series, got[series], v)
 			}

@@ -115,28 +115,24 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 
 // TestMemoryLimit: memory_limit 0 sizes the limit from the Badger write
 // buffers the process may hold — its state's, or in sharded mode every shard
-// store's — three times the key filters' bytes, 1.25 times the postings
-// indexes' and the headroom; -1, an in-memory state or GOMEMLIMIT set none;
+// store's — 1.25 times the postings and replay indexes' bytes and the
+// headroom; -1, an in-memory state or GOMEMLIMIT set none;
 // bytes are taken as given.
 func TestMemoryLimit(t *testing.T) {
 	const mib = 1 << 20
 	t.Setenv("GOMEMLIMIT", "")
-	f := func(yaml string, filter, want int64) {
+	f := func(yaml string, index, want int64) {
 		t.Helper()
 		c := loadValid(t, yaml, nil, nil)
-		if got := c.memoryLimit(state.Stats{FilterBytes: filter}); got != want {
-			t.Errorf("config %q, filter %d MiB: memory limit %d MiB, want %d MiB", yaml, filter/mib, got/mib, want/mib)
+		if got := c.memoryLimit(state.Stats{IndexBytes: index}); got != want {
+			t.Errorf("config %q, index %d MiB: memory limit %d MiB, want %d MiB", yaml, index/mib, got/mib, want/mib)
 		}
-	}
-	c := loadValid(t, "", nil, nil)
-	if got, want := c.memoryLimit(state.Stats{FilterBytes: 2 * mib, IndexBytes: 100 * mib}), int64(392*mib/10+6*mib+125*mib+memoryHeadroom); got != want {
-		t.Errorf("filter 2 MiB, index 100 MiB: memory limit %d MiB, want %d MiB", got/mib, want/mib)
 	}
 	// three 8 MiB memtables of ~1.3 × their size and a level-0 table: 39.2 MiB,
 	// and the headroom: under the floor until the state has grown
 	f("", 0, memoryFloor)
-	f("", 60*mib, 392*mib/10+180*mib+memoryHeadroom)
-	f("", 20*mib, memoryFloor)
+	f("", 100*mib, 392*mib/10+125*mib+memoryHeadroom)
+	f("", 80*mib, memoryFloor)
 	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 0, memoryFloor)
 	f("state:\n  memtable_bytes: 67108864\n  num_memtables: 2\n", 0, 36*64*mib/10+memoryHeadroom)
 	// four shard stores of two 16 MiB memtables each
@@ -150,7 +146,7 @@ func TestMemoryLimit(t *testing.T) {
 }
 
 // TestFollowState: with the automatic limit, every state sample sets the
-// runtime's limit from the key filters' and indexes' bytes it reports; with
+// runtime's limit from the indexes' bytes it reports; with
 // an explicit one the samples leave it alone.
 func TestFollowState(t *testing.T) {
 	t.Setenv("GOMEMLIMIT", "")
@@ -159,7 +155,7 @@ func TestFollowState(t *testing.T) {
 	stats := func() state.Stats { return st }
 	c := loadValid(t, "", nil, nil)
 	follow := followState(&c, stats, zap.NewNop())
-	for _, st = range []state.Stats{{}, {FilterBytes: 60 << 20}, {FilterBytes: 10 << 20, IndexBytes: 80 << 20}} { // each above the floor
+	for _, st = range []state.Stats{{}, {IndexBytes: 160 << 20}, {IndexBytes: 200 << 20}} { // each above the floor
 		debug.SetMemoryLimit(math.MaxInt64)
 		follow()
 		if got, want := debug.SetMemoryLimit(-1), c.memoryLimit(st); st != (state.Stats{}) && got != want {

@@ -11,7 +11,7 @@ import (
 )
 
 // memoryHeadroom is what the automatic memory limit allows above the Badger
-// write buffers and the key filters: the tables a compaction is building,
+// write buffers and the in-memory indexes: the tables a compaction is building,
 // batches in flight, Kafka buffers and the rest of the heap. At 1M documents
 // stored, with the 1 MiB base tables (state's baseTableSize), the live heap
 // peaked at 428–435 MB; the ~467 MiB this headroom gives there (or 448 MiB)
@@ -52,10 +52,9 @@ func (c *Config) autoMemoryLimit() bool {
 // memoryLimit is the soft memory limit to set, 0 for none: memory_limit when
 // positive; when automatic, the usual size of the Badger write buffers of the
 // stores this process may open (its state's, or in sharded mode every
-// shard's, should it own them all), three times the key filters' bytes (a
-// filter grows by building one twice its size beside it), the postings
-// indexes' bytes and a quarter more (a shard of an index grows beside
-// itself) and memoryHeadroom — 135 MiB with the defaults and an empty state —
+// shard's, should it own them all), the postings and replay indexes' bytes
+// and a quarter more (a shard of an index grows beside itself) and
+// memoryHeadroom — 135 MiB with the defaults and an empty state —
 // and at least memoryFloor. Without a limit the collector lets the heap grow
 // to twice what is live.
 func (c *Config) memoryLimit(st state.Stats) int64 {
@@ -69,7 +68,7 @@ func (c *Config) memoryLimit(st state.Stats) int64 {
 	if c.Index.Shards > 0 {
 		buffers = c.Index.WriteBufferBytes()
 	}
-	held := 3*st.FilterBytes + st.IndexBytes + st.IndexBytes/4 + memoryHeadroom
+	held := st.IndexBytes + st.IndexBytes/4 + memoryHeadroom
 	return max(memoryFloor, buffers+held)
 }
 
@@ -87,8 +86,8 @@ func setMemoryLimit(cfg *Config, st state.Stats, log *zap.Logger) (restore func(
 }
 
 // followState returns stats that, when the limit is automatic, also
-// raises or lowers it to what the key filters and postings indexes it
-// reports need: the state gauges call it every admin.state_interval, so the
+// raises or lowers it to what the postings and replay indexes it reports
+// need: the state gauges call it every admin.state_interval, so the
 // limit follows the state as it grows.
 func followState(cfg *Config, stats func() state.Stats, log *zap.Logger) func() state.Stats {
 	if !cfg.autoMemoryLimit() {
@@ -103,7 +102,7 @@ func followState(cfg *Config, stats func() state.Stats, log *zap.Logger) func() 
 		if limit := cfg.memoryLimit(st); limit != last {
 			debug.SetMemoryLimit(limit)
 			log.Debug("memory limit follows the state", zap.Int64("limit_bytes", limit),
-				zap.Int64("filter_bytes", st.FilterBytes), zap.Int64("index_bytes", st.IndexBytes))
+				zap.Int64("index_bytes", st.IndexBytes))
 			last = limit
 		}
 		return st

@@ -81,8 +81,8 @@ func withStore(dir string, fn func(*state.Store) error) error {
 func stateStats(dir string, w io.Writer) error {
 	return withStore(dir, func(s *state.Store) error {
 		st := s.Stats()
-		fmt.Fprintf(w, "state %s\n  sketch      %s\n  documents   %d\n  lsm bytes   %d\n  vlog bytes  %d\n  filter      %d keys, %d bytes in memory\n  index       %d postings, %d bytes in memory\n",
-			dir, s.SketchVersion(), st.Docs, st.LSMBytes, st.VLogBytes, st.FilterKeys, st.FilterBytes, st.Postings, st.IndexBytes)
+		fmt.Fprintf(w, "state %s\n  sketch      %s\n  documents   %d\n  lsm bytes   %d\n  vlog bytes  %d\n  index       %d postings, %d replay postings, %d bytes in memory\n",
+			dir, s.SketchVersion(), st.Docs, st.LSMBytes, st.VLogBytes, st.Postings, st.Replays, st.IndexBytes)
 		return nil
 	})
 }

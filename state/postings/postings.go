@@ -1,10 +1,10 @@
-// Package postings is the in-memory index of a state's LSH band buckets and content-hash groups: a compact multimap from 64-bit keys to ascending sequence numbers.
+// Package postings is the in-memory index of a state's LSH band buckets, content-hash groups and replay keys: a compact multimap from 64-bit keys to ascending sequence numbers.
 //
 // The state keeps these postings in memory rather than as Badger keys: a
 // Badger key costs a random insert into a memtable skiplist (~4–5 µs here,
 // mostly cache misses), an entry in the write-ahead log, and its share of
 // every flush and compaction, while a posting here costs about one cache
-// miss. The state rebuilds the index at open from the published markers it
+// miss. The state rebuilds its indexes at open from the markers it
 // keeps on disk (one key per transaction, listing its documents' keys).
 //
 // An Index is split into shards by the key's top bits; each is an

@@ -43,8 +43,8 @@ type Server struct {
 	// stay open across generations of the index group: a shard the next
 	// generation leaves here, or whose standby copy it makes the owner, goes
 	// on with its open store, where closing and opening it would flush its
-	// memtables, replay its write-ahead log and rebuild its key filter by a
-	// scan. A generation closes the stores of the shards it does not give
+	// memtables, replay its write-ahead log and rebuild its in-memory
+	// indexes by a scan. A generation closes the stores of the shards it does not give
 	// this instance; Run closes the rest.
 	mu   sync.Mutex
 	held map[int]*state.Store
@@ -94,9 +94,8 @@ func (s *Server) Stats() state.Stats {
 		sum.Docs += x.Docs
 		sum.LSMBytes += x.LSMBytes
 		sum.VLogBytes += x.VLogBytes
-		sum.FilterKeys += x.FilterKeys
-		sum.FilterBytes += x.FilterBytes
 		sum.Postings += x.Postings
+		sum.Replays += x.Replays
 		sum.IndexBytes += x.IndexBytes
 	}
 	return sum
