@@ -317,14 +317,19 @@ func openLive(b *testing.B) *Store {
 // BenchmarkDocLookupMissLive times the lookups the stream makes for one unique
 // document (Replayed, Exact, Candidates over 10 bands: 12 lookups of the
 // in-memory indexes that all miss) against a store whose documents are still
-// in its memtables.
+// in its memtables. A band lookup may land, rarely, on another key's bucket
+// (the index keeps 32-bit fingerprints: package postings), and Candidates
+// returns its documents for the stream to verify: about once in 2.4M band
+// lookups here. Those are counted, and only a rate well above that fails.
 func BenchmarkDocLookupMissLive(b *testing.B) {
 	s := openLive(b)
 	r := rand.New(rand.NewPCG(5, 5))
 	bands := make([]uint64, liveBands)
 	var dst []Doc
+	var falseHits int
 	defer startCPU(b).stop()
-	for i := 0; b.Loop(); i++ {
+	i := 0
+	for ; b.Loop(); i++ {
 		for j := range bands {
 			bands[j] = r.Uint64()
 		}
@@ -333,9 +338,15 @@ func BenchmarkDocLookupMissLive(b *testing.B) {
 		_, exact, err2 := s.Exact(hash, liveDocs+1)
 		var err3 error
 		dst, _, err3 = s.Candidates(dst[:0], bands, liveDocs+1)
-		if err := errors.Join(err1, err2, err3); err != nil || replayed || exact || len(dst) != 0 {
-			b.Fatalf("lookups = %v %v %d docs, %v", replayed, exact, len(dst), err)
+		if err := errors.Join(err1, err2, err3); err != nil || replayed || exact {
+			b.Fatalf("lookup %d: replayed %v, exact %v, %v", i, replayed, exact, err)
 		}
+		if len(dst) > 0 {
+			falseHits++
+		}
+	}
+	if falseHits > 10 && falseHits*10_000 > i {
+		b.Fatalf("%d of %d lookups found candidates for random band keys", falseHits, i)
 	}
 }
 
