@@ -48,8 +48,8 @@ type Options struct {
 	GCInterval    time.Duration `yaml:"gc_interval"`    // value-log GC ticker; 0 → 10m; negative disables
 	SyncWrites    bool          `yaml:"sync_writes"`    // fsync each batch
 	// FilterKeys is ignored: it sized the in-memory filter of replay keys
-	// that states of format 5 no longer need (Open warns when it is set).
-	// It stays so that configurations which set it still load.
+	// that states of format 5 no longer need (dedupstream run warns when it
+	// is set). It stays so that configurations which set it still load.
 	FilterKeys int `yaml:"filter_keys"`
 	// MemtableBytes is the size of one Badger memtable (and of each level-0
 	// table flushed from it); NumMemtables is Badger's: how many full

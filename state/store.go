@@ -166,9 +166,6 @@ func Open(o Options) (*Store, error) {
 		_ = db.Close()
 		return nil, fmt.Errorf("open state %s: %w", where(o), err)
 	}
-	if o.FilterKeys != 0 {
-		s.log.Warn("state.filter_keys is ignored: states of format 5 keep no key filter (their replay postings are in memory)")
-	}
 	s.startGC()
 	s.startSweep()
 	s.startWriteback()

@@ -202,6 +202,9 @@ func (a *app) run(ctx context.Context) error {
 	if a.cfg.Kafka.TLS.InsecureSkipVerify {
 		a.log.Warn("kafka.tls.insecure_skip_verify is set: broker certificates are not checked")
 	}
+	if a.cfg.State.FilterKeys != 0 {
+		a.log.Warn("state.filter_keys is ignored: states of format 5 keep no key filter (their replay postings are in memory)")
+	}
 	if !a.checked {
 		if err := a.pipe.CheckBrokers(ctx); err != nil {
 			return err

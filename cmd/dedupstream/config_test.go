@@ -215,3 +215,17 @@ func TestContainmentKey(t *testing.T) {
 	f("", nil, []string{"--containment", "0"}, 0)
 	f("", off, []string{"--containment", "0.95"}, 0.95)
 }
+
+// TestFilterKeysStillLoads: state.filter_keys, which sized the key filter
+// of state format 4, is ignored now but still accepted, from the file and
+// the environment, so that older configurations load.
+func TestFilterKeysStillLoads(t *testing.T) {
+	c := loadValid(t, "state:\n  filter_keys: 4194304\n", nil, nil)
+	if c.State.FilterKeys != 4194304 {
+		t.Errorf("state.filter_keys from the file = %d", c.State.FilterKeys)
+	}
+	c = loadValid(t, "", []string{"DEDUPSTREAM_STATE_FILTER_KEYS=7"}, nil)
+	if c.State.FilterKeys != 7 {
+		t.Errorf("DEDUPSTREAM_STATE_FILTER_KEYS = %d", c.State.FilterKeys)
+	}
+}
