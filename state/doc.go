@@ -49,8 +49,8 @@
 // hash) pairs share it). Replayed looks it up and reads the records it
 // leads to, newest first, for the first that holds this replay key and
 // content hash (the index keeps fingerprints; see below); a Put of the pair
-// again adds a larger seq, so the last Put wins (the record of the largest
-// seq, should a Put hold the pair twice out of order). The replay postings
+// again adds a larger seq, so the last Put wins (if one Put stores the same
+// pair under two seqs, the larger wins). The replay postings
 // are in an index of their own so that a lookup of a band bucket or content
 // hash can never find a document that was only staged.
 //
@@ -76,9 +76,11 @@
 // random insert into the memtable's skiplist, ~4–5 µs on the 2-core test
 // machine, and that took half the CPU of a document; format 3 wrote a
 // marker per document. Format 4 still kept each replay key as a Badger
-// key, which a Stage wrote and nearly every Replayed missed: half the
-// memtable bytes left, and a Bloom filter in memory so that the misses
-// skipped Badger (BENCHMARKS.md, "Replay postings in the markers").
+// key (~30 bytes with a topic/partition/offset source, and a skiplist
+// insert), which a Stage wrote and nearly every Replayed missed, with a
+// Bloom filter in memory so that the misses skipped Badger; without them
+// level 0 gained one table where it had gained three in a latency run
+// (BENCHMARKS.md, "Replay postings in the markers").
 //
 // States of format 1 and 2 kept each posting as a key: a group's head ('H'
 // hash, 'B' band bandKey → its smallest seq) and its other postings ('h'
@@ -99,7 +101,8 @@
 // posting may lead to a record that is gone (expired): readers skip it. A
 // posting may also, rarely, belong to another key (the index keeps 32-bit
 // fingerprints, see package postings): Exact checks the record's content
-// hash, and the stream verifies every candidate by its sketch. With a TTL,
+// hash, Replayed its replay key and content hash, and the stream verifies
+// every candidate by its sketch. With a TTL,
 // the Store looks every second for its oldest live record: lookups start
 // from its seq, so a busy bucket's expired postings do not crowd out live
 // ones (MaxBucket), and once an eighth of the seqs written since the last

@@ -38,7 +38,7 @@ func (s *Store) loadIndex() error {
 	docs += older
 	replayKeys, err := s.indexKeys(prefixReplay, s.indexReplayKey)
 	if err != nil {
-		return fmt.Errorf("load the replay index from format-4 replay keys: %w", err)
+		return fmt.Errorf("load the replay index from the replay keys of formats 1 to 4: %w", err)
 	}
 	txn := s.db.NewTransaction(false)
 	defer txn.Discard()
@@ -247,17 +247,32 @@ func (s *Store) startSweep() {
 	}
 }
 
+// addRewritten adds the postings of a write, with a TTL, of documents
+// below the newest seq, the smallest lo. Such a record may have expired and
+// been swept past after the writer found it and before this write made it
+// live again; then lo is below liveFrom, which would hide it from lookups,
+// so liveFrom comes down to lo. Both under sweepMu: a sweep that read the
+// oldest record before the write committed has finished (and dropped what
+// it would) before these postings are added, and any later one finds lo's
+// record live.
+func (s *Store) addRewritten(lo uint64, ps []posting) {
+	s.sweepMu.Lock()
+	defer s.sweepMu.Unlock()
+	if lo < s.liveFrom.Load() {
+		s.liveFrom.Store(lo)
+	}
+	s.addPostings(ps)
+}
+
 // sweep raises liveFrom to the oldest stored record, so that lookups skip
 // the postings of expired documents rather than spend their per-bucket
 // reads (MaxBucket) on them, and drops those postings from the indexes once
 // they are an eighth of what they have held since the last drop (or always,
 // with force). Every record below liveFrom has expired, and it stays so:
 // a document written from now on has a larger seq (the single writer stores
-// seqs in ascending order, and a document published or staged again was
-// found by its record, so it is not below the oldest record). The one
-// exception: a record found, then expired and swept past, before it is
-// written again (a shard's final verdict, stream/shard applyFinal, a TTL
-// after its document) stays below liveFrom, unseen until the next Open.
+// seqs in ascending order), or was written before (stream/shard's
+// applyFinal stages again a record it has just found) and then
+// addRewritten lowers liveFrom to it if a sweep has passed it meanwhile.
 func (s *Store) sweep(force bool) {
 	if s.enter() != nil {
 		return

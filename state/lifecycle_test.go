@@ -332,7 +332,7 @@ func TestConcurrentUse(t *testing.T) {
 // expires with the record; Publish's is written one TTL after its Publish,
 // later than the record's Stage: it outlives the record by that much,
 // harmlessly.
-func TestPublishedMarkerExpiresWithRecord(t *testing.T) {
+func TestMarkersExpireWithRecord(t *testing.T) {
 	s := openMem(t, Options{TTL: time.Hour})
 	d := doc(1, 5)
 	if err := s.Stage([]Doc{d}); err != nil {

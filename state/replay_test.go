@@ -395,3 +395,29 @@ func lookUpSome(s *Store, r *rand.Rand, staged, published uint64) error {
 	}
 	return nil
 }
+
+// TestReplayRestageAfterSweep: a record the writer found, which then
+// expired and was swept past, and which the writer stages again under its
+// seq (a shard's final verdict), is found again: the write lowers liveFrom.
+func TestReplayRestageAfterSweep(t *testing.T) {
+	t.Parallel()
+	s := openMem(t, Options{TTL: time.Second})
+	d := replayDoc(1)
+	put(t, s, d)
+	time.Sleep(2 * time.Second) // doc 1 has expired
+	put(t, s, replayDoc(2))
+	s.sweep(true)
+	if from := s.liveFrom.Load(); from != 2 {
+		t.Fatalf("after the sweep liveFrom = %d, want 2", from)
+	}
+	d.Verdict = 4
+	if err := s.Stage([]Doc{d}); err != nil {
+		t.Fatal(err)
+	}
+	for _, when := range []string{"staged again", "after another sweep"} {
+		if got, ok, err := s.Replayed(d.Source, d.ContentHash); err != nil || !ok || got.Verdict != 4 {
+			t.Errorf("%s: Replayed = verdict %d, %v, %v; want 4", when, got.Verdict, ok, err)
+		}
+		s.sweep(true)
+	}
+}

@@ -29,8 +29,8 @@ import (
 // often: 8–21% more CPU at 1M. A headroom of 152 MiB took that back, but the
 // latency p99 was 62–71 ms against 33–72 (three and five runs): "Smaller
 // memtables: the flush tail". With the replay index of state format 5 it is
-// ~337 MiB at 1M; a limit of 448 MiB there made the collector run a third
-// as often and changed neither the CPU nor the tail, three runs each:
+// ~337 MiB at 1M; a limit of 448 MiB there made the collector run two
+// fifths as often and changed neither the CPU nor the tail, three runs each:
 // "Replay postings in the markers".)
 const memoryHeadroom = 96 << 20
 
