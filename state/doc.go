@@ -76,8 +76,8 @@
 // random insert into the memtable's skiplist, ~4–5 µs on the 2-core test
 // machine, and that took half the CPU of a document; format 3 wrote a
 // marker per document. Format 4 still kept each replay key as a Badger
-// key (~30 bytes with a topic/partition/offset source, and a skiplist
-// insert), which a Stage wrote and nearly every Replayed missed, with a
+// key (~25 bytes with the bench's topic/partition/offset sources, and a
+// skiplist insert), which a Stage wrote and nearly every Replayed missed, with a
 // Bloom filter in memory so that the misses skipped Badger; without them
 // level 0 gained one table where it had gained three in a latency run
 // (BENCHMARKS.md, "Replay postings in the markers").

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -247,15 +248,24 @@ func (s *Store) startSweep() {
 	}
 }
 
-// addRewritten adds the postings of a write, with a TTL, of documents
-// below the newest seq, the smallest lo. Such a record may have expired and
-// been swept past after the writer found it and before this write made it
-// live again; then lo is below liveFrom, which would hide it from lookups,
-// so liveFrom comes down to lo. Both under sweepMu: a sweep that read the
-// oldest record before the write committed has finished (and dropped what
-// it would) before these postings are added, and any later one finds lo's
-// record live.
-func (s *Store) addRewritten(lo uint64, ps []posting) {
+// addLive adds the postings of a write to a store with a TTL. A write of a
+// document below the newest seq (stream/shard's applyFinal stages again a
+// record it has just found) may come after that record expired and a
+// sweep passed it; liveFrom, which would hide it from lookups, then comes
+// down to its seq. That case takes sweepMu, with the postings added under
+// it: a sweep that read the oldest record before the write committed has
+// finished (and dropped what it would) before they are added, and any
+// later one finds the record live. Writes of new documents, above every
+// stored seq, add theirs without waiting for a sweep.
+func (s *Store) addLive(ps []posting) {
+	lo := uint64(math.MaxUint64)
+	for _, p := range ps {
+		lo = min(lo, p.seq)
+	}
+	if lo >= s.stored.Load() {
+		s.addPostings(ps)
+		return
+	}
 	s.sweepMu.Lock()
 	defer s.sweepMu.Unlock()
 	if lo < s.liveFrom.Load() {
@@ -271,8 +281,8 @@ func (s *Store) addRewritten(lo uint64, ps []posting) {
 // with force). Every record below liveFrom has expired, and it stays so:
 // a document written from now on has a larger seq (the single writer stores
 // seqs in ascending order), or was written before (stream/shard's
-// applyFinal stages again a record it has just found) and then
-// addRewritten lowers liveFrom to it if a sweep has passed it meanwhile.
+// applyFinal stages again a record it has just found) and then addLive
+// lowers liveFrom to it if a sweep has passed it meanwhile.
 func (s *Store) sweep(force bool) {
 	if s.enter() != nil {
 		return

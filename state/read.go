@@ -26,8 +26,9 @@ func (s *Store) Replayed(key string, contentHash uint64) (Doc, bool, error) {
 	return d, ok, nil
 }
 
-// replayWindow is how many of a replay index key's seqs replayed reads at
-// a time: almost always there is one, or none.
+// replayWindow is how many of a replay index key's seqs replayed holds
+// without allocating: almost always there is one, or none (more when the
+// pair was Put again, or another shares its slot).
 const replayWindow = 4
 
 // replayed reads the replay index key's seqs, all of them, and returns the
@@ -35,12 +36,8 @@ const replayWindow = 4
 // posting of another pair may share the index slot). As in exact, the index
 // is read before the snapshot is taken.
 func (s *Store) replayed(key string, hash uint64) (Doc, bool, error) {
-	ik := replayIndexKey(key, hash)
 	var buf [replayWindow]uint64
-	seqs, more := s.replays.Lookup(buf[:0], ik, s.liveFrom.Load(), math.MaxUint64, replayWindow)
-	for more { // rare: the pair was Put again, or shares its slot
-		seqs, more = s.replays.Lookup(seqs, ik, seqs[len(seqs)-1]+1, math.MaxUint64, replayWindow)
-	}
+	seqs, _ := s.replays.Lookup(buf[:0], replayIndexKey(key, hash), s.liveFrom.Load(), math.MaxUint64, math.MaxInt)
 	if len(seqs) == 0 {
 		return Doc{}, false, nil
 	}

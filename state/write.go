@@ -133,7 +133,6 @@ type batch struct {
 	size      int64          // bytes in txn, as badger estimates them
 	marker    int64          // the most bytes txn's marker will hold (markerDocLen)
 	maxSeq    uint64         // largest seq in txn
-	minSeq    uint64         // smallest seq in txn, 0 for none
 	docs      uint64         // records in txn
 	docsInTxn int            // documents with entries in txn
 }
@@ -298,9 +297,6 @@ func (w *batch) set(entries []badger.Entry, size int64, seq uint64, record bool)
 	w.count += int64(len(entries))
 	w.size += size
 	w.maxSeq = max(w.maxSeq, seq)
-	if w.minSeq == 0 || seq < w.minSeq {
-		w.minSeq = seq
-	}
 	w.docsInTxn++
 	w.inTxn = len(w.pending)
 	if record {
@@ -347,8 +343,8 @@ func (w *batch) commit() error {
 	// Only now are the transaction's postings readable: every record and
 	// marker they lead to is committed before a reader can find them. The
 	// postings of a document that did not fit stay for the next one.
-	if ps := w.pending[:w.inTxn]; s.opt.TTL > 0 && w.minSeq < s.stored.Load() {
-		s.addRewritten(w.minSeq, ps)
+	if ps := w.pending[:w.inTxn]; s.opt.TTL > 0 {
+		s.addLive(ps)
 	} else {
 		s.addPostings(ps)
 	}
@@ -357,7 +353,7 @@ func (w *batch) commit() error {
 	s.stored.Store(next)
 	s.written.Store(written)
 	raise(&s.next, next)
-	w.count, w.size, w.marker, w.maxSeq, w.minSeq, w.docs, w.docsInTxn = 0, 0, 0, 0, 0, 0, 0
+	w.count, w.size, w.marker, w.maxSeq, w.docs, w.docsInTxn = 0, 0, 0, 0, 0, 0
 	return nil
 }
 
