@@ -163,8 +163,9 @@ func (p *Pipeline) Counts() Counts {
 // stage, emit, publish, commit — giving that work up to shutdown_timeout.
 //
 // Four goroutines, owned by Run, pass batches along in order: one fetches and
-// prepares (decode, clean, sketch — in parallel), one decides and stages, one
-// emits and waits for the broker's ack, and Run's own publishes and commits.
+// prepares (decode, clean, sketch — in parallel, each record as it arrives:
+// fetchBatch), one decides and stages, one emits and waits for the broker's
+// ack, and Run's own publishes and commits.
 // Batch k+1 is decided while batch k is emitted, and emitted while k is
 // published; the decider's overlays let it see k's documents meanwhile. In
 // sharded mode a fifth, between fetching and deciding, sends each batch's
@@ -212,6 +213,7 @@ var errAborted = errors.New("stream: aborted after an error")
 type batch struct {
 	n     int // batch number within this Run, from 1
 	msgs  []kafka.Message
+	prep  *prepare.Batch // its records being prepared, from fetch until the prepare stage
 	items []prepare.Item // prepared records (not in passthrough)
 	asked Asked          // its lookups in the sharded index, once sent
 	dec   decided        // decisions, once made
@@ -266,13 +268,9 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 	defer close(out)
 	backoff := p.cfg.Batch.RetryBackoff
 	for n := 1; ; {
-		fetch := p.fetch
-		if p.order != nil {
-			fetch = p.fetchOrdered
-		}
-		msgs, err := fetch(ctx)
-		if len(msgs) > 0 {
-			b := batch{n: n, msgs: msgs}
+		b, err := p.fetchBatch(ctx)
+		if len(b.msgs) > 0 || b.prep != nil {
+			b.n = n
 			n++
 			if err := p.step(AfterFetched, b.n); err != nil {
 				return err
@@ -307,10 +305,29 @@ func (p *Pipeline) Close() error {
 	return errors.Join(p.reader.Close(), p.writer.Close())
 }
 
-// fetch waits for one record, then gathers more while the decider is busy,
-// for up to batch.linger (FetchBatch).
-func (p *Pipeline) fetch(ctx context.Context) ([]kafka.Message, error) {
-	return FetchBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load)
+// fetchBatch fetches the next batch: in ordered mode by fetchOrdered,
+// otherwise by FetchBatch's rule — one record, then more while the decider
+// is busy, for up to batch.linger. Where the stages prepare records (the
+// filter), each is handed to the prepare workers as it arrives (b.prep), so
+// that a batch is mostly prepared by the time it may go rather than only
+// then: its prepare stage waits for the last records.
+func (p *Pipeline) fetchBatch(ctx context.Context) (batch, error) {
+	var b batch
+	var err error
+	switch {
+	case p.order != nil:
+		b.msgs, err = p.fetchOrdered(ctx)
+	case p.stages.streamPrepare:
+		err = gatherBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load, func(m kafka.Message) int {
+			if b.prep == nil {
+				b.prep = p.prep.Start(p.cfg.Batch.Size, p.workers(), &p.pool)
+			}
+			return b.prep.Add(m)
+		})
+	default:
+		b.msgs, err = FetchBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load)
+	}
+	return b, err
 }
 
 // idleWindow is how long FetchBatch gathers at a time: with the next stage
@@ -324,16 +341,29 @@ const idleWindow = time.Millisecond
 // never) reports false, the records that arrive within an idleWindow once it
 // reports true.
 func FetchBatch(ctx context.Context, r *kafka.Reader, b BatchConfig, idle func() bool) ([]kafka.Message, error) {
+	var msgs []kafka.Message
+	err := gatherBatch(ctx, r, b, idle, func(m kafka.Message) int {
+		if msgs == nil {
+			msgs = make([]kafka.Message, 0, b.Size)
+		}
+		msgs = append(msgs, m)
+		return len(msgs)
+	})
+	return msgs, err
+}
+
+// gatherBatch is FetchBatch handing each record to add, which returns how
+// many the batch holds, as it arrives.
+func gatherBatch(ctx context.Context, r *kafka.Reader, b BatchConfig, idle func() bool, add func(kafka.Message) int) error {
 	first, err := r.FetchMessage(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	msgs := make([]kafka.Message, 1, b.Size)
-	msgs[0] = first
+	n := add(first)
 	linger(ctx, b, idle, func(window context.Context) bool {
-		return fetchInto(window, r, func() bool { return len(msgs) >= b.Size }, func(m kafka.Message) { msgs = append(msgs, m) })
+		return fetchInto(window, r, func() bool { return n >= b.Size }, func(m kafka.Message) { n = add(m) })
 	})
-	return msgs, nil
+	return nil
 }
 
 // fetchInto hands add the records r fetches until full reports true (it
@@ -403,22 +433,32 @@ func (p *Pipeline) ask(ctx context.Context) func(*batch) error {
 }
 
 // stages are the work on each fetched batch, after the fetch: prepare runs in
-// the fetching goroutine, the others each in their own (see Run). The filter
-// has one set (filterStages), the passthrough another (passthroughStages).
+// the fetching goroutine (with streamPrepare, it waits for the preparation
+// fetchBatch started record by record), the others each in their own (see
+// Run). The filter has one set (filterStages), the passthrough another
+// (passthroughStages).
 type stages struct {
 	prepare               func(*batch)
+	streamPrepare         bool
 	decide, emit, publish func(ctx context.Context) func(*batch) error
 }
 
 func (p *Pipeline) filterStages() stages {
-	return stages{prepare: p.prepareBatch, decide: p.decide, emit: p.emitBatch, publish: p.publishBatch}
+	return stages{prepare: p.prepareBatch, streamPrepare: true, decide: p.decide, emit: p.emitBatch, publish: p.publishBatch}
 }
 
 // prepareBatch decodes, cleans and sketches a fetched batch's records, in
 // parallel.
 func (p *Pipeline) prepareBatch(b *batch) {
 	start := time.Now()
-	b.items = p.prep.PrepareAll(b.msgs, p.workers(), &p.pool)
+	if b.prep == nil { // ordered mode: the batch is prepared once released
+		b.prep = p.prep.Start(len(b.msgs), p.workers(), &p.pool)
+		for _, m := range b.msgs {
+			b.prep.Add(m)
+		}
+	}
+	b.msgs, b.items = b.prep.Wait()
+	b.prep = nil
 	p.observe(TimedPrepare, start)
 }
 
@@ -585,7 +625,7 @@ func BatchStages() []string {
 // commit.
 const (
 	TimedAsk     = "ask"     // probes sent to the index shards
-	TimedPrepare = "prepare" // records decoded, cleaned and sketched
+	TimedPrepare = "prepare" // records decoded, cleaned and sketched: in the filter, what is left once the batch may go (fetchBatch)
 	TimedDecide  = "decide"  // verdicts decided
 	TimedStage   = "stage"   // state writes staged
 	TimedEmit    = "emit"    // output written and acknowledged

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -216,6 +217,16 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 		fmt.Fprintf(w, "the filter's batches in its latency run: %d, %.1f records each on average; this process's CPU meanwhile (filter, producer, read-back): %.1f s, %.0f µs a record\n",
 			run.Batches, float64(run.Records)/float64(run.Batches), run.CPU.Seconds(), run.CPU.Seconds()*1e6/float64(run.Records))
 	}
+	if run.BrokerKnown {
+		perRecord := func(d time.Duration, r *bench.LatencyRun) float64 { return d.Seconds() * 1e6 / float64(r.Docs+ld.Warm) }
+		fmt.Fprintf(w, "the broker process's CPU meanwhile: %.1f s, %.0f µs a record; the two processes kept %.2f of the machine's %d cores busy",
+			run.BrokerCPU.Seconds(), perRecord(run.BrokerCPU, run), busyCores(run), runtime.NumCPU())
+		if floor != nil && floor.BrokerKnown {
+			fmt.Fprintf(w, " (with no pipeline: this process %.0f µs, the broker %.0f µs a record, %.2f cores)",
+				perRecord(floor.CPU, floor), perRecord(floor.BrokerCPU, floor), busyCores(floor))
+		}
+		fmt.Fprintln(w)
+	}
 	if run.StageTail != "" {
 		ms := make([]string, len(bench.StageTailBounds))
 		for i, b := range bench.StageTailBounds {
@@ -264,6 +275,15 @@ func printLatencyTable(w io.Writer, floor, pass *bench.LatencyRun, name string, 
 		row("passthrough", pass)
 	}
 	row(name, run)
+}
+
+// busyCores is how many cores this process and the embedded broker's kept
+// busy on average during r (0: unknown).
+func busyCores(r *bench.LatencyRun) float64 {
+	if r == nil || r.Elapsed <= 0 {
+		return 0
+	}
+	return (r.CPU + r.BrokerCPU).Seconds() / r.Elapsed.Seconds()
 }
 
 // latencyMS is r's q-quantile in milliseconds, "-" for a run not made.

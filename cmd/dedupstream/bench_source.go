@@ -70,5 +70,5 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 		stop()
 		return bench.Cluster{}, nil, fmt.Errorf("broker process said %q: %v", line, err)
 	}
-	return bench.Cluster{Addr: addr}, stop, nil
+	return bench.Cluster{Addr: addr, BrokerPID: cmd.Process.Pid}, stop, nil
 }

@@ -51,6 +51,10 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("summary %s=%q is not a figure", k, sum[k])
 		}
 	}
+	// Brokers outside the bench: their CPU is not the bench's to read.
+	if sum["broker_cpu_s"] != "-" || sum["latency_cores"] != "-" || strings.Contains(out.String(), "the broker process's CPU") {
+		t.Errorf("summary broker_cpu_s=%q latency_cores=%q with --brokers, want - and no broker CPU line", sum["broker_cpu_s"], sum["latency_cores"])
+	}
 	if p50, _ := strconv.ParseFloat(sum["p50_ms"], 64); p50 > mustFloat(t, sum["max_ms"]) {
 		t.Errorf("p50 %s ms above max %s ms", sum["p50_ms"], sum["max_ms"])
 	}
@@ -217,7 +221,9 @@ func TestBenchBrokerLogFlag(t *testing.T) {
 
 // TestBenchBrokerLog: the bench's own broker process keeps its log in a
 // temporary directory by default (files appear there during the run) and
-// removes it at exit; with --broker-log memory it writes no files.
+// removes it at exit; with --broker-log memory it writes no files. The
+// bench reports the broker process's CPU beside its own (with the disk log,
+// a latency run too: the cores the two processes kept busy).
 func TestBenchBrokerLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the bench and its broker as processes")
@@ -227,7 +233,9 @@ func TestBenchBrokerLog(t *testing.T) {
 	for _, where := range []string{"disk", "memory"} {
 		tmp := t.TempDir()
 		var out bytes.Buffer
-		cmd := exec.Command(bin, "bench", "--corpus", dir, "--docs", "200", "--latency-docs", "0", "--passthrough=false", "--broker-log", where)
+		latencyDocs := map[string]string{"disk": "200", "memory": "0"}[where]
+		cmd := exec.Command(bin, "bench", "--corpus", dir, "--docs", "200", "--latency-docs", latencyDocs, "--rate", "2000", "--settle=false",
+			"--passthrough=false", "--broker-log", where)
 		cmd.Env, cmd.Stdout, cmd.Stderr = append(os.Environ(), "TMPDIR="+tmp), &out, &out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -266,6 +274,21 @@ func TestBenchBrokerLog(t *testing.T) {
 		}
 		if !strings.Contains(out.String(), "(embedded broker, log on "+where+")") {
 			t.Errorf("--broker-log %s: the header does not say where the log is:\n%s", where, out.String())
+		}
+		sum := summaryFields(t, out.String())
+		figures := []string{"broker_cpu_s"}
+		if latencyDocs != "0" {
+			figures = append(figures, "latency_cores")
+		} else if sum["latency_cores"] != "-" {
+			t.Errorf("--broker-log %s: latency_cores=%q without a latency run", where, sum["latency_cores"])
+		}
+		for _, k := range figures {
+			if v, err := strconv.ParseFloat(sum[k], 64); err != nil || v < 0 {
+				t.Errorf("--broker-log %s: summary %s=%q is not a figure", where, k, sum[k])
+			}
+		}
+		if n := strings.Count(out.String(), "the broker process's CPU meanwhile: "); n != len(figures) {
+			t.Errorf("--broker-log %s: %d lines of the broker's CPU, want %d:\n%s", where, n, len(figures), out.String())
 		}
 	}
 }

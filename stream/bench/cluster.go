@@ -1,6 +1,8 @@
 package bench
 
 import (
+	"time"
+
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/stream"
@@ -12,6 +14,19 @@ import (
 type Cluster struct {
 	Addr     string
 	Security stream.Security
+	// BrokerPID is the embedded broker's process (0: brokers outside the
+	// bench), whose CPU the runs report beside their own: on one machine the
+	// broker's share of the cores is part of what a run measures.
+	BrokerPID int
+}
+
+// BrokerCPU is the broker process's CPU time so far; false for brokers
+// outside the bench, or where it cannot be read.
+func (c Cluster) BrokerCPU() (time.Duration, bool) {
+	if c.BrokerPID == 0 {
+		return 0, false
+	}
+	return ProcCPU(c.BrokerPID)
 }
 
 const clientID = "dedupstream-bench"

@@ -39,8 +39,11 @@ type LatencyRun struct {
 	// no pipeline): its average batch at this rate.
 	Records, Batches int64
 	// CPU is this process's CPU time during the run: the filter's when it
-	// runs in process, and the producer's and read-back's.
-	CPU time.Duration
+	// runs in process, and the producer's and read-back's. BrokerCPU is the
+	// embedded broker process's, if BrokerKnown (not for brokers outside the
+	// bench), and Elapsed the wall time both were taken over.
+	CPU, BrokerCPU, Elapsed time.Duration
+	BrokerKnown             bool
 	// Traces are the execution traces written of late records (SlowTrace).
 	Traces []TraceFile
 	// Timeline is the run's production in windows of TimelineStep.
@@ -103,7 +106,8 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 		_, _ = tr.stop()
 		return nil, err
 	}
-	gcBefore, cpuBefore := ReadGCPauses(), CPUTime()
+	gcBefore, cpuBefore, start := ReadGCPauses(), CPUTime(), time.Now()
+	brokerBefore, brokerKnown := c.BrokerCPU()
 	running := stream.Start(runCtx, r)
 	w := c.writer(in)
 	w.BatchSize = tickBatch(docs.LatencyDocs.Rate, partitions)
@@ -111,7 +115,10 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 	res, err := driveLatency(runCtx, w, rb, docs, running.Done())
 	if res != nil {
 		res.GCPauses, res.LongestGC = ReadGCPauses().Since(gcBefore)
-		res.CPU = CPUTime() - cpuBefore
+		res.CPU, res.Elapsed = CPUTime()-cpuBefore, time.Since(start)
+		if after, ok := c.BrokerCPU(); ok && brokerKnown {
+			res.BrokerCPU, res.BrokerKnown = after-brokerBefore, true
+		}
 		if p != nil {
 			n := p.Counts()
 			res.Records, res.Batches = n.Records, n.Batches

@@ -112,26 +112,66 @@ func (p *Preparer) PrepareValue(value []byte) (text, sketch []byte, err error) {
 }
 
 // PrepareAll prepares msgs on up to workers goroutines, keeping input order.
-// pool holds *Scratch.
+// pool holds *Scratch. The items refer to copies of msgs (Batch.Wait
+// returns them).
 func (p *Preparer) PrepareAll(msgs []kafka.Message, workers int, pool *sync.Pool) []Item {
-	items := make([]Item, len(msgs))
-	if workers > len(msgs) {
-		workers = len(msgs)
+	b := p.Start(len(msgs), workers, pool)
+	for _, m := range msgs {
+		b.Add(m)
 	}
-	var wg sync.WaitGroup
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func(w int) {
-			defer wg.Done()
-			s := pool.Get().(*Scratch)
-			defer pool.Put(s)
-			for i := w; i < len(msgs); i += workers {
-				items[i] = p.Prepare(&msgs[i], s)
-			}
-		}(w)
-	}
-	wg.Wait()
+	_, items := b.Wait()
 	return items
+}
+
+// Batch is a batch being prepared while it is gathered: each record added is
+// handed to the batch's workers at once, so that by the time the batch is
+// complete most of it is prepared (the pipeline's fetch adds records as
+// they arrive, for up to batch.linger). Add and Wait are for one goroutine.
+type Batch struct {
+	p     *Preparer
+	msgs  []kafka.Message // the records: the first n have been added
+	items []Item          // items[i] is msgs[i] prepared, once Wait returns
+	n     int
+	next  chan int // indexes of added records, for the workers
+	wg    sync.WaitGroup
+}
+
+// Start starts preparing a batch of up to size records on up to workers
+// goroutines. pool holds *Scratch.
+func (p *Preparer) Start(size, workers int, pool *sync.Pool) *Batch {
+	b := &Batch{p: p, msgs: make([]kafka.Message, size), items: make([]Item, size), next: make(chan int, size)}
+	for range min(workers, size) {
+		b.wg.Add(1)
+		go b.work(pool)
+	}
+	return b
+}
+
+// Add adds m, the next record, and returns how many the batch holds; a
+// batch holds at most the size it was started with.
+func (b *Batch) Add(m kafka.Message) int {
+	b.msgs[b.n] = m
+	b.next <- b.n // the worker that takes it reads msgs[n] after this write
+	b.n++
+	return b.n
+}
+
+// work prepares added records until Wait.
+func (b *Batch) work(pool *sync.Pool) {
+	defer b.wg.Done()
+	s := pool.Get().(*Scratch)
+	defer pool.Put(s)
+	for i := range b.next {
+		b.items[i] = b.p.Prepare(&b.msgs[i], s)
+	}
+}
+
+// Wait waits until the added records are prepared and returns them and their
+// items, in the order added.
+func (b *Batch) Wait() ([]kafka.Message, []Item) {
+	close(b.next)
+	b.wg.Wait()
+	return b.msgs[:b.n], b.items[:b.n]
 }
 
 // prepareRecord normalises and sketches a structured record. A record with

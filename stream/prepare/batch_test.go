@@ -1,0 +1,99 @@
+package prepare
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/offline/lab/gen"
+)
+
+// TestBatchPreparesAsAdded adds generated pages (a few of them invalid) to a
+// Batch one by one, some while its workers are busy and some after a pause
+// in which they sit idle, as the pipeline's fetch does, and checks that Wait
+// returns every record, in order, prepared exactly as Prepare prepares it
+// alone; PrepareAll likewise.
+func TestBatchPreparesAsAdded(t *testing.T) {
+	var cfg Config
+	cfg.EnsureDefaults()
+	var lc lsh.Config
+	lc.EnsureDefaults()
+	m, err := lsh.NewMethod(lc, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := New(cfg, clean.New(clean.Options{}), m)
+	g := gen.New(gen.Options{Seed: 11, CopyRate: 0.3, EditRate: 0.01})
+	msgs := make([]kafka.Message, 120)
+	for i := range msgs {
+		v, _ := json.Marshal(map[string]string{"id": "d" + strconv.Itoa(i), "html": g.Next().HTML})
+		if i%17 == 5 {
+			v = []byte(`{"id": "empty", "html": "<p> </p>"}`) // no words: an invalid item
+		}
+		msgs[i] = kafka.Message{Topic: "pages", Partition: i % 3, Offset: int64(i), Value: v}
+	}
+	want := make([]Item, len(msgs))
+	for i := range msgs {
+		want[i] = p.Prepare(&msgs[i], new(Scratch))
+	}
+	var pool sync.Pool
+	pool.New = func() any { return new(Scratch) }
+	// check compares a batch's items (and records, unless nil: PrepareAll
+	// returns the items alone) with want.
+	check := func(name string, gotMsgs []kafka.Message, got []Item) {
+		t.Helper()
+		if len(got) != len(want) || (gotMsgs != nil && len(gotMsgs) != len(msgs)) {
+			t.Fatalf("%s: %d items, %d records, want %d", name, len(got), len(gotMsgs), len(want))
+		}
+		invalid := 0
+		for i := range got {
+			if got[i].Msg.Offset != msgs[i].Offset || (gotMsgs != nil && gotMsgs[i].Offset != msgs[i].Offset) {
+				t.Fatalf("%s: item %d is record %d", name, i, got[i].Msg.Offset)
+			}
+			if (got[i].Err == nil) != (want[i].Err == nil) {
+				t.Fatalf("%s: item %d: error %v, want %v", name, i, got[i].Err, want[i].Err)
+			}
+			if got[i].Err != nil {
+				invalid++
+				continue
+			}
+			if got[i].Hash != want[i].Hash || !bytes.Equal(got[i].Sketch, want[i].Sketch) || !reflect.DeepEqual(got[i].Keys, want[i].Keys) {
+				t.Fatalf("%s: item %d prepared differently from Prepare alone", name, i)
+			}
+		}
+		if invalid != 7 {
+			t.Fatalf("%s: %d invalid items, want 7", name, invalid)
+		}
+	}
+
+	for _, workers := range []int{1, 2, 4} {
+		b := p.Start(len(msgs), workers, &pool)
+		for i, m := range msgs {
+			if n := b.Add(m); n != i+1 {
+				t.Fatalf("Add returned %d after %d records", n, i+1)
+			}
+			if i%40 == 39 {
+				time.Sleep(5 * time.Millisecond) // the workers catch up and wait
+			}
+		}
+		gotMsgs, got := b.Wait()
+		check("Batch with "+strconv.Itoa(workers)+" workers", gotMsgs, got)
+	}
+	check("PrepareAll", nil, p.PrepareAll(msgs, 2, &pool))
+
+	// A batch may go before it is full: Wait returns what was added.
+	b := p.Start(len(msgs), 2, &pool)
+	b.Add(msgs[0])
+	b.Add(msgs[1])
+	if gotMsgs, got := b.Wait(); len(got) != 2 || len(gotMsgs) != 2 || got[1].Msg.Offset != 1 {
+		t.Fatalf("a batch of 2 records returned %d items", len(got))
+	}
+}
