@@ -163,9 +163,9 @@ func (p *Pipeline) Counts() Counts {
 // stage, emit, publish, commit — giving that work up to shutdown_timeout.
 //
 // Four goroutines, owned by Run, pass batches along in order: one fetches and
-// prepares (decode, clean, sketch — in parallel, each record as it arrives:
-// fetchBatch), one decides and stages, one emits and waits for the broker's
-// ack, and Run's own publishes and commits.
+// prepares (decode, clean, sketch — in parallel, each record as it arrives
+// outside ordered mode: fetchBatch), one decides and stages, one emits and
+// waits for the broker's ack, and Run's own publishes and commits.
 // Batch k+1 is decided while batch k is emitted, and emitted while k is
 // published; the decider's overlays let it see k's documents meanwhile. In
 // sharded mode a fifth, between fetching and deciding, sends each batch's
@@ -219,6 +219,10 @@ type batch struct {
 	dec   decided        // decisions, once made
 }
 
+// fetched reports whether fetchBatch found records: in msgs, or handed to
+// the prepare workers.
+func (b *batch) fetched() bool { return len(b.msgs) > 0 || b.prep != nil }
+
 // decided is a batch's outcomes, one per record, and the Decider's part.
 type decided struct {
 	outs []outcome
@@ -269,13 +273,13 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 	backoff := p.cfg.Batch.RetryBackoff
 	for n := 1; ; {
 		b, err := p.fetchBatch(ctx)
-		if len(b.msgs) > 0 || b.prep != nil {
+		if b.fetched() {
 			b.n = n
 			n++
+			trace.WithRegion(ctx, "stage prepare", func() { p.stages.prepare(&b) })
 			if err := p.step(AfterFetched, b.n); err != nil {
 				return err
 			}
-			trace.WithRegion(ctx, "stage prepare", func() { p.stages.prepare(&b) })
 			out <- b
 		}
 		switch {
@@ -452,10 +456,7 @@ func (p *Pipeline) filterStages() stages {
 func (p *Pipeline) prepareBatch(b *batch) {
 	start := time.Now()
 	if b.prep == nil { // ordered mode: the batch is prepared once released
-		b.prep = p.prep.Start(len(b.msgs), p.workers(), &p.pool)
-		for _, m := range b.msgs {
-			b.prep.Add(m)
-		}
+		b.prep = p.prep.StartAll(b.msgs, p.workers(), &p.pool)
 	}
 	b.msgs, b.items = b.prep.Wait()
 	b.prep = nil

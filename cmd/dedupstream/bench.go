@@ -266,10 +266,6 @@ type benchRun struct {
 	stateDoc uint64 // documents stored
 	stages   string // seconds per pipeline stage, from the metrics
 	sketch   string // the filter's sketch version
-	// brokerCPU is the embedded broker process's CPU time during the run,
-	// if brokerKnown (not for brokers outside the bench).
-	brokerCPU   time.Duration
-	brokerKnown bool
 }
 
 // stateBytesPerDoc is the state's bytes on disk per stored document, "-"
@@ -335,13 +331,10 @@ func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir s
 	if o.memProfile != "" {
 		mo.PeakHeapProfile = o.memProfile + ".peak"
 	}
-	brokerBefore, brokerKnown := cl.BrokerCPU()
+	mo.Cluster = cl
 	r, err := bench.MeasureWith(ctx, a.pipe, o.docs, mo)
 	stopProfile() // the run, not the close below
 	run := &benchRun{Run: *r}
-	if after, ok := cl.BrokerCPU(); ok && brokerKnown {
-		run.brokerCPU, run.brokerKnown = after-brokerBefore, true
-	}
 	if o.memProfile != "" {
 		if perr := bench.WriteHeapProfile(o.memProfile); err == nil {
 			err = perr
@@ -379,10 +372,8 @@ func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
 		float64(run.Anon)/1e6, float64(run.File)/1e6)
 	fmt.Fprintf(w, "peaks during the filter run (sampled every 0.1 s): %.0f MB anonymous, %.0f MB live Go heap\n",
 		float64(run.PeakAnon)/1e6, float64(run.PeakLive)/1e6)
-	if run.brokerKnown {
-		fmt.Fprintf(w, "the broker process's CPU meanwhile: %.1f s, %.0f µs a record; the two processes kept %.2f of the machine's %d cores busy\n",
-			run.brokerCPU.Seconds(), run.brokerCPU.Seconds()*1e6/float64(run.Counts.Records),
-			(run.CPU+run.brokerCPU).Seconds()/run.Elapsed.Seconds(), runtime.NumCPU())
+	if run.BrokerKnown {
+		fmt.Fprintf(w, "the broker process's CPU meanwhile: %s\n", brokerUsage(run.Usage, run.Counts.Records))
 	}
 	if run.stages != "" {
 		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
@@ -416,11 +407,11 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 		latencyMS(lpass, 0.5), latencyMS(lpass, 0.99), latencyMS(lpass, 1), latencyMS(lrun, 0.5), latencyMS(lrun, 0.99), latencyMS(lrun, 1), run.sketch)
 	busy := "-"
 	if lrun != nil && lrun.BrokerKnown {
-		busy = fmt.Sprintf("%.2f", busyCores(lrun))
+		busy = fmt.Sprintf("%.2f", lrun.Cores())
 	}
 	brokerCPU := "-"
-	if run.brokerKnown {
-		brokerCPU = fmt.Sprintf("%.1f", run.brokerCPU.Seconds())
+	if run.BrokerKnown {
+		brokerCPU = fmt.Sprintf("%.1f", run.BrokerCPU.Seconds())
 	}
 	fmt.Fprintf(w, " broker_cpu_s=%s latency_cores=%s\n", brokerCPU, busy)
 }

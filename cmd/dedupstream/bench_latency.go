@@ -214,16 +214,14 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 	fmt.Fprintf(w, "\nstop-the-world pauses in this process during the filter's latency run: %d, the longest ≤ %.1f ms\n",
 		run.GCPauses, run.LongestGC.Seconds()*1e3)
 	if run.Batches > 0 {
-		fmt.Fprintf(w, "the filter's batches in its latency run: %d, %.1f records each on average; this process's CPU meanwhile (filter, producer, read-back): %.1f s, %.0f µs a record\n",
-			run.Batches, float64(run.Records)/float64(run.Batches), run.CPU.Seconds(), run.CPU.Seconds()*1e6/float64(run.Records))
+		fmt.Fprintf(w, "the filter's batches in its latency run: %d, %.1f records each on average; this process's CPU while it produced and read back (filter, producer, read-back): %.1f s, %.0f µs a record\n",
+			run.Batches, float64(run.Records)/float64(run.Batches), run.CPU.Seconds(), perRecord(run.CPU, run.Docs))
 	}
 	if run.BrokerKnown {
-		perRecord := func(d time.Duration, r *bench.LatencyRun) float64 { return d.Seconds() * 1e6 / float64(r.Docs+ld.Warm) }
-		fmt.Fprintf(w, "the broker process's CPU meanwhile: %.1f s, %.0f µs a record; the two processes kept %.2f of the machine's %d cores busy",
-			run.BrokerCPU.Seconds(), perRecord(run.BrokerCPU, run), busyCores(run), runtime.NumCPU())
+		fmt.Fprintf(w, "the broker process's CPU meanwhile: %s", brokerUsage(run.Usage, int64(run.Docs)))
 		if floor != nil && floor.BrokerKnown {
 			fmt.Fprintf(w, " (with no pipeline: this process %.0f µs, the broker %.0f µs a record, %.2f cores)",
-				perRecord(floor.CPU, floor), perRecord(floor.BrokerCPU, floor), busyCores(floor))
+				perRecord(floor.CPU, floor.Docs), perRecord(floor.BrokerCPU, floor.Docs), floor.Cores())
 		}
 		fmt.Fprintln(w)
 	}
@@ -277,13 +275,14 @@ func printLatencyTable(w io.Writer, floor, pass *bench.LatencyRun, name string, 
 	row(name, run)
 }
 
-// busyCores is how many cores this process and the embedded broker's kept
-// busy on average during r (0: unknown).
-func busyCores(r *bench.LatencyRun) float64 {
-	if r == nil || r.Elapsed <= 0 {
-		return 0
-	}
-	return (r.CPU + r.BrokerCPU).Seconds() / r.Elapsed.Seconds()
+// perRecord is d a record, in µs, over n records.
+func perRecord(d time.Duration, n int) float64 { return d.Seconds() * 1e6 / float64(max(n, 1)) }
+
+// brokerUsage says what the embedded broker spent on a run of n records, and
+// how busy it and this process kept the machine.
+func brokerUsage(u bench.Usage, n int64) string {
+	return fmt.Sprintf("%.1f s, %.0f µs a record; the two processes kept %.2f of the machine's %d cores busy",
+		u.BrokerCPU.Seconds(), perRecord(u.BrokerCPU, int(n)), u.Cores(), runtime.NumCPU())
 }
 
 // latencyMS is r's q-quantile in milliseconds, "-" for a run not made.

@@ -20,13 +20,42 @@ type Cluster struct {
 	BrokerPID int
 }
 
-// BrokerCPU is the broker process's CPU time so far; false for brokers
+// brokerCPU is the broker process's CPU time so far; false for brokers
 // outside the bench, or where it cannot be read.
-func (c Cluster) BrokerCPU() (time.Duration, bool) {
+func (c Cluster) brokerCPU() (time.Duration, bool) {
 	if c.BrokerPID == 0 {
 		return 0, false
 	}
 	return ProcCPU(c.BrokerPID)
+}
+
+// Usage is the CPU this process and the embedded broker's spent over a span
+// of wall time.
+type Usage struct {
+	CPU, BrokerCPU, Elapsed time.Duration
+	BrokerKnown             bool // BrokerCPU was read (not for brokers outside the bench)
+}
+
+// Cores is how many cores the two processes kept busy on average.
+func (u Usage) Cores() float64 {
+	if u.Elapsed <= 0 {
+		return 0
+	}
+	return (u.CPU + u.BrokerCPU).Seconds() / u.Elapsed.Seconds()
+}
+
+// StartUsage starts measuring a span of c's usage; the function it returns
+// ends the span.
+func (c Cluster) StartUsage() func() Usage {
+	start, cpu := time.Now(), CPUTime()
+	broker, known := c.brokerCPU()
+	return func() Usage {
+		u := Usage{CPU: CPUTime() - cpu, Elapsed: time.Since(start)}
+		if after, ok := c.brokerCPU(); ok && known {
+			u.BrokerCPU, u.BrokerKnown = after-broker, true
+		}
+		return u
+	}
 }
 
 const clientID = "dedupstream-bench"

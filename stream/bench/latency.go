@@ -38,12 +38,10 @@ type LatencyRun struct {
 	// Records and Batches are the pipeline's, warm-up included (zero with
 	// no pipeline): its average batch at this rate.
 	Records, Batches int64
-	// CPU is this process's CPU time during the run: the filter's when it
-	// runs in process, and the producer's and read-back's. BrokerCPU is the
-	// embedded broker process's, if BrokerKnown (not for brokers outside the
-	// bench), and Elapsed the wall time both were taken over.
-	CPU, BrokerCPU, Elapsed time.Duration
-	BrokerKnown             bool
+	// Usage is the CPU of the run's production and read-back (the warm-up
+	// left out): this process's — the filter's when it runs in process,
+	// the producer's and the read-back's — and the embedded broker's.
+	Usage
 	// Traces are the execution traces written of late records (SlowTrace).
 	Traces []TraceFile
 	// Timeline is the run's production in windows of TimelineStep.
@@ -106,19 +104,14 @@ func RunLatency(ctx context.Context, c Cluster, partitions int, p *stream.Pipeli
 		_, _ = tr.stop()
 		return nil, err
 	}
-	gcBefore, cpuBefore, start := ReadGCPauses(), CPUTime(), time.Now()
-	brokerBefore, brokerKnown := c.BrokerCPU()
+	gcBefore := ReadGCPauses()
 	running := stream.Start(runCtx, r)
 	w := c.writer(in)
 	w.BatchSize = tickBatch(docs.LatencyDocs.Rate, partitions)
 	defer w.Close()
-	res, err := driveLatency(runCtx, w, rb, docs, running.Done())
+	res, err := driveLatency(runCtx, c, w, rb, docs, running.Done())
 	if res != nil {
 		res.GCPauses, res.LongestGC = ReadGCPauses().Since(gcBefore)
-		res.CPU, res.Elapsed = CPUTime()-cpuBefore, time.Since(start)
-		if after, ok := c.BrokerCPU(); ok && brokerKnown {
-			res.BrokerCPU, res.BrokerKnown = after-brokerBefore, true
-		}
 		if p != nil {
 			n := p.Counts()
 			res.Records, res.Batches = n.Records, n.Batches
@@ -157,7 +150,7 @@ func tickBatch(rate float64, partitions int) int {
 
 // driveLatency produces the warm-up, waits for it to come back, then produces
 // the measured documents at ld.Rate and waits for all of them.
-func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, docs *Encoded, stopped <-chan struct{}) (*LatencyRun, error) {
+func driveLatency(ctx context.Context, c Cluster, w *kafka.Writer, rb *readback, docs *Encoded, stopped <-chan struct{}) (*LatencyRun, error) {
 	ld := docs.LatencyDocs
 	if err := w.WriteMessages(ctx, docs.messages(0, ld.Warm, time.Now())...); err != nil {
 		return nil, fmt.Errorf("latency warm-up: %w", err)
@@ -165,7 +158,7 @@ func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, docs *Enco
 	if err := rb.waitFor(ctx, ld.Warm, time.Minute, stopped); err != nil {
 		return nil, fmt.Errorf("latency warm-up: %w", err)
 	}
-	start := time.Now()
+	start, usage := time.Now(), c.StartUsage()
 	tick := time.NewTicker(produceTick)
 	defer tick.Stop()
 	for sent := 0; sent < ld.N; {
@@ -190,6 +183,7 @@ func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, docs *Enco
 	if err := rb.waitFor(ctx, ld.Warm+ld.N, expect, stopped); err != nil {
 		return nil, err
 	}
+	used := usage()
 	samples := rb.measured()
 	lat := make([]time.Duration, len(samples))
 	for i, sm := range samples {
@@ -197,7 +191,7 @@ func driveLatency(ctx context.Context, w *kafka.Writer, rb *readback, docs *Enco
 	}
 	slices.Sort(lat)
 	tl := timeline(samples, TimelineStep)
-	return &LatencyRun{Docs: len(lat), Produced: produced, Lat: lat, Slowest: slowest(samples), Timeline: tl}, nil
+	return &LatencyRun{Docs: len(lat), Produced: produced, Lat: lat, Slowest: slowest(samples), Timeline: tl, Usage: used}, nil
 }
 
 // TimelineStep is the span of production a Window covers.

@@ -18,12 +18,13 @@ import (
 
 // Run is what Measure saw of one pipeline run.
 type Run struct {
-	Counts  stream.Counts
-	Elapsed time.Duration
-	CPU     time.Duration // process CPU during the run
-	PeakRSS int64         // bytes, peak during the run
-	Anon    int64         // RssAnon at the end of the run: heap, stacks
-	File    int64         // RssFile at the end of the run: mapped files (Badger tables)
+	Counts stream.Counts
+	// Usage is the run's wall time and CPU: this process's, and the
+	// embedded broker's if MeasureOptions.Cluster names it.
+	Usage
+	PeakRSS int64 // bytes, peak during the run
+	Anon    int64 // RssAnon at the end of the run: heap, stacks
+	File    int64 // RssFile at the end of the run: mapped files (Badger tables)
 	// PeakAnon and PeakLive are the largest RssAnon and live Go heap (as the
 	// last collection measured it) seen during the run, sampled every
 	// memSampleEvery: what the process's own memory peaked at, Badger's
@@ -47,17 +48,19 @@ type MeasureOptions struct {
 	// the live heap reached its peak during the run (written again each time
 	// the peak grows by a twentieth): what the process's memory peaked at.
 	PeakHeapProfile string
+	// Cluster is where the run's topics are: its embedded broker's CPU is
+	// measured beside the process's (Run.Usage).
+	Cluster Cluster
 }
 
 // MeasureWith is Measure with options.
 func MeasureWith(ctx context.Context, p *stream.Pipeline, n int, o MeasureOptions) (*Run, error) {
 	ResetPeakRSS()
-	cpu0 := CPUTime()
-	start := time.Now()
+	usage := o.Cluster.StartUsage()
 	peaks := sampleMemory(o.PeakHeapProfile)
 	running := stream.Start(ctx, p)
 	err := running.WaitFor(ctx, func() bool { return p.Counts().Records >= int64(n) }, 2*time.Millisecond)
-	run := &Run{Elapsed: time.Since(start), CPU: CPUTime() - cpu0, PeakRSS: PeakRSS(), Counts: p.Counts(),
+	run := &Run{Usage: usage(), PeakRSS: PeakRSS(), Counts: p.Counts(),
 		Anon: ProcStatus("RssAnon"), File: ProcStatus("RssFile")}
 	var perr error
 	run.PeakAnon, run.PeakLive, perr = peaks()

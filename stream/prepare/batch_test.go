@@ -89,7 +89,11 @@ func TestBatchPreparesAsAdded(t *testing.T) {
 	}
 	check("PrepareAll", nil, p.PrepareAll(msgs, 2, &pool))
 
-	// A batch may go before it is full: Wait returns what was added.
+	// A batch may go before it is full: Wait returns what was added, and a
+	// batch never added to has nothing to wait for.
+	if gotMsgs, got := p.Start(len(msgs), 2, &pool).Wait(); len(got) != 0 || len(gotMsgs) != 0 {
+		t.Fatalf("an empty batch returned %d items", len(got))
+	}
 	b := p.Start(len(msgs), 2, &pool)
 	b.Add(msgs[0])
 	b.Add(msgs[1])

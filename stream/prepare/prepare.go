@@ -115,41 +115,49 @@ func (p *Preparer) PrepareValue(value []byte) (text, sketch []byte, err error) {
 // pool holds *Scratch. The items refer to copies of msgs (Batch.Wait
 // returns them).
 func (p *Preparer) PrepareAll(msgs []kafka.Message, workers int, pool *sync.Pool) []Item {
+	_, items := p.StartAll(msgs, workers, pool).Wait()
+	return items
+}
+
+// StartAll starts preparing msgs, a whole batch, as PrepareAll does.
+func (p *Preparer) StartAll(msgs []kafka.Message, workers int, pool *sync.Pool) *Batch {
 	b := p.Start(len(msgs), workers, pool)
 	for _, m := range msgs {
 		b.Add(m)
 	}
-	_, items := b.Wait()
-	return items
+	return b
 }
 
 // Batch is a batch being prepared while it is gathered: each record added is
 // handed to the batch's workers at once, so that by the time the batch is
 // complete most of it is prepared (the pipeline's fetch adds records as
-// they arrive, for up to batch.linger). Add and Wait are for one goroutine.
+// they arrive, for up to batch.linger). Add and Wait are for one goroutine,
+// and every Batch started must be waited for: its workers wait until then.
 type Batch struct {
-	p     *Preparer
-	msgs  []kafka.Message // the records: the first n have been added
-	items []Item          // items[i] is msgs[i] prepared, once Wait returns
-	n     int
-	next  chan int // indexes of added records, for the workers
-	wg    sync.WaitGroup
+	p       *Preparer
+	pool    *sync.Pool
+	workers int             // started with the first records, up to this many
+	msgs    []kafka.Message // the records: the first n have been added
+	items   []Item          // items[i] is msgs[i] prepared, once Wait returns
+	n       int
+	next    chan int // indexes of added records, for the workers
+	wg      sync.WaitGroup
 }
 
 // Start starts preparing a batch of up to size records on up to workers
-// goroutines. pool holds *Scratch.
+// goroutines (at least one). pool holds *Scratch.
 func (p *Preparer) Start(size, workers int, pool *sync.Pool) *Batch {
-	b := &Batch{p: p, msgs: make([]kafka.Message, size), items: make([]Item, size), next: make(chan int, size)}
-	for range min(workers, size) {
-		b.wg.Add(1)
-		go b.work(pool)
-	}
-	return b
+	return &Batch{p: p, pool: pool, workers: max(workers, 1), msgs: make([]kafka.Message, size),
+		items: make([]Item, size), next: make(chan int, size)}
 }
 
 // Add adds m, the next record, and returns how many the batch holds; a
 // batch holds at most the size it was started with.
 func (b *Batch) Add(m kafka.Message) int {
+	if b.n < b.workers { // a batch of one record starts one worker
+		b.wg.Add(1)
+		go b.work()
+	}
 	b.msgs[b.n] = m
 	b.next <- b.n // the worker that takes it reads msgs[n] after this write
 	b.n++
@@ -157,10 +165,10 @@ func (b *Batch) Add(m kafka.Message) int {
 }
 
 // work prepares added records until Wait.
-func (b *Batch) work(pool *sync.Pool) {
+func (b *Batch) work() {
 	defer b.wg.Done()
-	s := pool.Get().(*Scratch)
-	defer pool.Put(s)
+	s := b.pool.Get().(*Scratch)
+	defer b.pool.Put(s)
 	for i := range b.next {
 		b.items[i] = b.p.Prepare(&b.msgs[i], s)
 	}
