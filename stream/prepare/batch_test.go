@@ -58,6 +58,9 @@ func TestBatchPreparesAsAdded(t *testing.T) {
 			if got[i].Msg.Offset != msgs[i].Offset || (gotMsgs != nil && gotMsgs[i].Offset != msgs[i].Offset) {
 				t.Fatalf("%s: item %d is record %d", name, i, got[i].Msg.Offset)
 			}
+			if gotMsgs != nil && got[i].Msg != &gotMsgs[i] { // the pipeline routes and commits b.msgs, logs items' Msg
+				t.Fatalf("%s: item %d refers to a record other than the batch's", name, i)
+			}
 			if (got[i].Err == nil) != (want[i].Err == nil) {
 				t.Fatalf("%s: item %d: error %v, want %v", name, i, got[i].Err, want[i].Err)
 			}
@@ -99,5 +102,36 @@ func TestBatchPreparesAsAdded(t *testing.T) {
 	b.Add(msgs[1])
 	if gotMsgs, got := b.Wait(); len(got) != 2 || len(gotMsgs) != 2 || got[1].Msg.Offset != 1 {
 		t.Fatalf("a batch of 2 records returned %d items", len(got))
+	}
+}
+
+// BenchmarkBatchOfAFifth is a batch of batch.size 500 that goes with 110
+// records, as at half the throughput rate: what a batch costs beyond its
+// records' preparation is its buffers.
+func BenchmarkBatchOfAFifth(b *testing.B) {
+	var cfg Config
+	cfg.EnsureDefaults()
+	var lc lsh.Config
+	lc.EnsureDefaults()
+	m, err := lsh.NewMethod(lc, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := New(cfg, clean.New(clean.Options{}), m)
+	g := gen.New(gen.Options{Seed: 12, CopyRate: 0.2, EditRate: 0.01})
+	msgs := make([]kafka.Message, 110)
+	for i := range msgs {
+		v, _ := json.Marshal(map[string]string{"id": "d" + strconv.Itoa(i), "html": g.Next().HTML})
+		msgs[i] = kafka.Message{Topic: "pages", Offset: int64(i), Value: v}
+	}
+	var pool sync.Pool
+	pool.New = func() any { return new(Scratch) }
+	b.ReportAllocs()
+	for b.Loop() {
+		batch := p.Start(500, 2, &pool)
+		for _, m := range msgs {
+			batch.Add(m)
+		}
+		batch.Wait()
 	}
 }

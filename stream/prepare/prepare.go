@@ -133,22 +133,35 @@ func (p *Preparer) StartAll(msgs []kafka.Message, workers int, pool *sync.Pool) 
 // complete most of it is prepared (the pipeline's fetch adds records as
 // they arrive, for up to batch.linger). Add and Wait are for one goroutine,
 // and every Batch started must be waited for: its workers wait until then.
+//
+// The records and items are kept in chunks of chunkLen, taken as records
+// arrive and recycled once Wait has copied them out: a batch that goes with
+// a fifth of batch.size (as at moderate rates) allocates room for what it
+// holds, not for batch.size.
 type Batch struct {
 	p       *Preparer
 	pool    *sync.Pool
-	workers int             // started with the first records, up to this many
-	msgs    []kafka.Message // the records: the first n have been added
-	items   []Item          // items[i] is msgs[i] prepared, once Wait returns
+	workers int                        // started with the first records, up to this many
+	msgs    []*[chunkLen]kafka.Message // the records: the first n have been added
+	items   []*[chunkLen]Item          // the items of the records, once Wait returns
 	n       int
 	next    chan int // indexes of added records, for the workers
 	wg      sync.WaitGroup
 }
 
+const chunkLen = 64
+
+var (
+	msgChunks  = sync.Pool{New: func() any { return new([chunkLen]kafka.Message) }}
+	itemChunks = sync.Pool{New: func() any { return new([chunkLen]Item) }}
+)
+
 // Start starts preparing a batch of up to size records on up to workers
 // goroutines (at least one). pool holds *Scratch.
 func (p *Preparer) Start(size, workers int, pool *sync.Pool) *Batch {
-	return &Batch{p: p, pool: pool, workers: max(workers, 1), msgs: make([]kafka.Message, size),
-		items: make([]Item, size), next: make(chan int, size)}
+	chunks := (size + chunkLen - 1) / chunkLen
+	return &Batch{p: p, pool: pool, workers: max(workers, 1), msgs: make([]*[chunkLen]kafka.Message, chunks),
+		items: make([]*[chunkLen]Item, chunks), next: make(chan int, size)}
 }
 
 // Add adds m, the next record, and returns how many the batch holds; a
@@ -158,8 +171,12 @@ func (b *Batch) Add(m kafka.Message) int {
 		b.wg.Add(1)
 		go b.work()
 	}
-	b.msgs[b.n] = m
-	b.next <- b.n // the worker that takes it reads msgs[n] after this write
+	c, i := b.n/chunkLen, b.n%chunkLen
+	if i == 0 {
+		b.msgs[c], b.items[c] = msgChunks.Get().(*[chunkLen]kafka.Message), itemChunks.Get().(*[chunkLen]Item)
+	}
+	b.msgs[c][i] = m
+	b.next <- b.n // the worker that takes it reads msgs[c][i] and items[c] after these writes
 	b.n++
 	return b.n
 }
@@ -169,8 +186,9 @@ func (b *Batch) work() {
 	defer b.wg.Done()
 	s := b.pool.Get().(*Scratch)
 	defer b.pool.Put(s)
-	for i := range b.next {
-		b.items[i] = b.p.Prepare(&b.msgs[i], s)
+	for n := range b.next {
+		c, i := n/chunkLen, n%chunkLen
+		b.items[c][i] = b.p.Prepare(&b.msgs[c][i], s)
 	}
 }
 
@@ -179,7 +197,21 @@ func (b *Batch) work() {
 func (b *Batch) Wait() ([]kafka.Message, []Item) {
 	close(b.next)
 	b.wg.Wait()
-	return b.msgs[:b.n], b.items[:b.n]
+	msgs, items := make([]kafka.Message, b.n), make([]Item, b.n)
+	for c := range b.msgs {
+		if b.msgs[c] == nil {
+			break
+		}
+		copy(msgs[c*chunkLen:], b.msgs[c][:min(chunkLen, b.n-c*chunkLen)])
+		copy(items[c*chunkLen:], b.items[c][:min(chunkLen, b.n-c*chunkLen)])
+		*b.msgs[c], *b.items[c] = [chunkLen]kafka.Message{}, [chunkLen]Item{} // hold no records in the pools
+		msgChunks.Put(b.msgs[c])
+		itemChunks.Put(b.items[c])
+	}
+	for i := range items {
+		items[i].Msg = &msgs[i]
+	}
+	return msgs, items
 }
 
 // prepareRecord normalises and sketches a structured record. A record with
