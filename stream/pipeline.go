@@ -59,10 +59,11 @@ type Pipeline struct {
 	log       *zap.Logger
 	index     Index
 	prep      *prepare.Preparer
-	dec       *Decider // nil in sharded mode
-	sharded   Sharded  // nil in single-instance mode
-	inFlight  int      // Deps.InFlight
-	order     *reorder // sharded mode: records handed on in the global order
+	dec       *Decider      // nil in sharded mode
+	sharded   Sharded       // nil in single-instance mode
+	inFlight  int           // Deps.InFlight
+	order     *reorder      // sharded mode: records handed on in the global order
+	pending   chan *pending // sharded mode: buffered records for the prepare workers (preparePending)
 	route     router
 	reader    *kafka.Reader
 	writer    *kafka.Writer
@@ -163,9 +164,9 @@ func (p *Pipeline) Counts() Counts {
 // stage, emit, publish, commit — giving that work up to shutdown_timeout.
 //
 // Four goroutines, owned by Run, pass batches along in order: one fetches and
-// prepares (decode, clean, sketch — in parallel, each record as it arrives
-// outside ordered mode: fetchBatch), one decides and stages, one emits and
-// waits for the broker's ack, and Run's own publishes and commits.
+// prepares (decode, clean, sketch — in parallel, each record as it arrives:
+// fetchBatch), one decides and stages, one emits and waits for the broker's
+// ack, and Run's own publishes and commits.
 // Batch k+1 is decided while batch k is emitted, and emitted while k is
 // published; the decider's overlays let it see k's documents meanwhile. In
 // sharded mode a fifth, between fetching and deciding, sends each batch's
@@ -214,6 +215,7 @@ type batch struct {
 	n     int // batch number within this Run, from 1
 	msgs  []kafka.Message
 	prep  *prepare.Batch // its records being prepared, from fetch until the prepare stage
+	pend  []*pending     // ordered mode: its records, prepared in the reorder buffer
 	items []prepare.Item // prepared records (not in passthrough)
 	asked Asked          // its lookups in the sharded index, once sent
 	dec   decided        // decisions, once made
@@ -270,6 +272,9 @@ func (p *Pipeline) stageLoop(work context.Context, abort func(), stage string, i
 // retried with backoff: the reader reconnects and rejoins by itself.
 func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 	defer close(out)
+	if p.order != nil {
+		defer p.preparePending()()
+	}
 	backoff := p.cfg.Batch.RetryBackoff
 	for n := 1; ; {
 		b, err := p.fetchBatch(ctx)
@@ -312,15 +317,20 @@ func (p *Pipeline) Close() error {
 // fetchBatch fetches the next batch: in ordered mode by fetchOrdered,
 // otherwise by FetchBatch's rule — one record, then more while the decider
 // is busy, for up to batch.linger. Where the stages prepare records (the
-// filter), each is handed to the prepare workers as it arrives (b.prep), so
-// that a batch is mostly prepared by the time it may go rather than only
-// then: its prepare stage waits for the last records.
+// filter), each is handed to the prepare workers as it arrives (b.prep; in
+// ordered mode as it enters the reorder buffer, b.pend), so that a batch is
+// mostly prepared by the time it may go rather than only then: its prepare
+// stage waits for the last records.
 func (p *Pipeline) fetchBatch(ctx context.Context) (batch, error) {
 	var b batch
 	var err error
 	switch {
 	case p.order != nil:
-		b.msgs, err = p.fetchOrdered(ctx)
+		b.pend, err = p.fetchOrdered(ctx)
+		b.msgs = make([]kafka.Message, len(b.pend))
+		for i, pm := range b.pend {
+			b.msgs[i] = pm.msg
+		}
 	case p.stages.streamPrepare:
 		err = gatherBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load, func(m kafka.Message) int {
 			if b.prep == nil {
@@ -451,15 +461,22 @@ func (p *Pipeline) filterStages() stages {
 	return stages{prepare: p.prepareBatch, streamPrepare: true, decide: p.decide, emit: p.emitBatch, publish: p.publishBatch}
 }
 
-// prepareBatch decodes, cleans and sketches a fetched batch's records, in
-// parallel.
+// prepareBatch waits for the preparation — decode, clean, sketch, in
+// parallel — that fetchBatch started record by record, and takes the items.
 func (p *Pipeline) prepareBatch(b *batch) {
 	start := time.Now()
-	if b.prep == nil { // ordered mode: the batch is prepared once released
-		b.prep = p.prep.StartAll(b.msgs, p.workers(), &p.pool)
+	if b.pend != nil { // ordered mode
+		b.items = make([]prepare.Item, len(b.pend))
+		for i, pm := range b.pend {
+			pm.done.Wait()
+			b.items[i] = pm.item
+			b.items[i].Msg = &b.msgs[i]
+		}
+		b.pend = nil
+	} else {
+		b.msgs, b.items = b.prep.Wait()
+		b.prep = nil
 	}
-	b.msgs, b.items = b.prep.Wait()
-	b.prep = nil
 	p.observe(TimedPrepare, start)
 }
 

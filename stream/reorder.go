@@ -2,9 +2,12 @@ package stream
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/segmentio/kafka-go"
+
+	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
 // reorder hands a sharded front's records on in the global order across the
@@ -26,7 +29,7 @@ type reorder struct {
 }
 
 type partitionQueue struct {
-	msgs       []kafka.Message
+	msgs       []*pending
 	arrived    []time.Time // when each buffered record was fetched
 	caughtUp   bool        // the last record fetched was at the high watermark
 	emptySince time.Time   // when the queue last became empty
@@ -53,20 +56,21 @@ func newReorder(idle time.Duration, limit int) *reorder {
 	return &reorder{idle: idle, limit: limit, queues: make(map[int]*partitionQueue)}
 }
 
-func (r *reorder) add(m kafka.Message, now time.Time) {
+func (r *reorder) add(pm *pending, now time.Time) {
+	m := &pm.msg
 	q := r.queues[m.Partition]
 	if q == nil {
 		q = &partitionQueue{}
 		r.queues[m.Partition] = q
 	}
-	q.msgs = append(q.msgs, m)
+	q.msgs = append(q.msgs, pm)
 	q.arrived = append(q.arrived, now)
 	q.caughtUp = m.HighWaterMark <= m.Offset+1
 	r.n++
 }
 
 // release appends up to max records, in the global order, that may go now.
-func (r *reorder) release(dst []kafka.Message, max int, now time.Time) []kafka.Message {
+func (r *reorder) release(dst []*pending, max int, now time.Time) []*pending {
 	for len(dst) < max {
 		head := r.earliest()
 		if head == nil || !r.mayRelease(head, now) {
@@ -86,7 +90,7 @@ func (r *reorder) release(dst []kafka.Message, max int, now time.Time) []kafka.M
 func (r *reorder) earliest() *partitionQueue {
 	var best *partitionQueue
 	for _, q := range r.queues {
-		if len(q.msgs) > 0 && (best == nil || compareMessages(&q.msgs[0], &best.msgs[0]) < 0) {
+		if len(q.msgs) > 0 && (best == nil || compareMessages(&q.msgs[0].msg, &best.msgs[0].msg) < 0) {
 			best = q
 		}
 	}
@@ -122,15 +126,16 @@ func compareMessages(a, b *kafka.Message) int {
 // while the decider is busy, what arrives within an idleWindow while it
 // waits — and returns up to a batch of them in the global order. While none
 // may go yet it keeps fetching (the records a lagging partition owes may be
-// queued behind others) until one may, rather than spin.
-func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
+// queued behind others) until one may, rather than spin. Each record is
+// prepared while it waits in the buffer (buffer).
+func (p *Pipeline) fetchOrdered(ctx context.Context) ([]*pending, error) {
 	r := p.order
 	if r.n == 0 {
 		m, err := p.reader.FetchMessage(ctx)
 		if err != nil {
 			return nil, err
 		}
-		r.add(m, time.Now())
+		p.buffer(m)
 	}
 	linger(ctx, p.cfg.Batch, p.waiting.Load, func(window context.Context) bool {
 		return p.gather(window, 2*p.cfg.Batch.Size)
@@ -138,7 +143,7 @@ func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
 	if gen, parts := p.member.assigned(); parts != nil {
 		r.expect(gen, parts, time.Now())
 	}
-	out := make([]kafka.Message, 0, p.cfg.Batch.Size)
+	out := make([]*pending, 0, p.cfg.Batch.Size)
 	for ctx.Err() == nil {
 		if out = r.release(out, p.cfg.Batch.Size, time.Now()); len(out) > 0 {
 			break
@@ -154,5 +159,42 @@ func (p *Pipeline) fetchOrdered(ctx context.Context) ([]kafka.Message, error) {
 // gather adds fetched records to the reorder buffer until it holds n or
 // window ends (fetchInto).
 func (p *Pipeline) gather(window context.Context, n int) (timedOut bool) {
-	return fetchInto(window, p.reader, func() bool { return p.order.n >= n }, func(m kafka.Message) { p.order.add(m, time.Now()) })
+	return fetchInto(window, p.reader, func() bool { return p.order.n >= n }, p.buffer)
+}
+
+// pending is a record in a sharded front's reorder buffer, handed to the
+// prepare workers as it arrives: it is prepared while it waits for the
+// global order.
+type pending struct {
+	msg  kafka.Message
+	item prepare.Item
+	done sync.WaitGroup // item is prepared
+}
+
+// buffer adds m to the reorder buffer and hands it to the prepare workers
+// (preparePending).
+func (p *Pipeline) buffer(m kafka.Message) {
+	pm := &pending{msg: m}
+	pm.done.Add(1)
+	p.order.add(pm, time.Now())
+	p.pending <- pm
+}
+
+// preparePending starts the workers that prepare the records a sharded
+// front buffers, and returns the function that stops them once they have
+// prepared every record handed to them.
+func (p *Pipeline) preparePending() (stop func()) {
+	p.pending = make(chan *pending, p.order.limit+2*p.cfg.Batch.Size)
+	jobs := p.pending
+	for range p.workers() {
+		go func() {
+			s := p.pool.Get().(*prepare.Scratch)
+			defer p.pool.Put(s)
+			for pm := range jobs {
+				pm.item = p.prep.Prepare(&pm.msg, s)
+				pm.done.Done()
+			}
+		}()
+	}
+	return func() { close(jobs) }
 }

@@ -17,13 +17,13 @@ func TestReorderWaitsForExpectedPartitions(t *testing.T) {
 	now := time.Now()
 	rec := kafka.Message{Topic: "in", Partition: 0, Offset: 0, Time: now, HighWaterMark: 5}
 	r := newReorder(time.Hour, 100)
-	r.add(rec, now)
+	r.add(&pending{msg: rec}, now)
 	if out := r.release(nil, 10, now); len(out) != 1 {
 		t.Fatalf("no partition expected: released %d records, want the one buffered", len(out))
 	}
 	r = newReorder(time.Hour, 100)
 	r.expect(1, []int{0, 1}, now)
-	r.add(rec, now)
+	r.add(&pending{msg: rec}, now)
 	if out := r.release(nil, 10, now); len(out) != 0 {
 		t.Fatalf("partition 1 expected and silent: released %d records, want none before idle", len(out))
 	}
@@ -31,7 +31,7 @@ func TestReorderWaitsForExpectedPartitions(t *testing.T) {
 		t.Fatalf("partition 1 silent for idle: released %d records, want the one buffered", len(out))
 	}
 	r.expect(1, []int{0, 1}, now.Add(2*time.Hour)) // the same generation: partition 1 stays forgotten
-	r.add(kafka.Message{Topic: "in", Partition: 0, Offset: 1, Time: now, HighWaterMark: 5}, now.Add(2*time.Hour))
+	r.add(&pending{msg: kafka.Message{Topic: "in", Partition: 0, Offset: 1, Time: now, HighWaterMark: 5}}, now.Add(2*time.Hour))
 	if out := r.release(nil, 10, now.Add(2*time.Hour)); len(out) != 1 {
 		t.Fatalf("same generation again: released %d records, want the one buffered", len(out))
 	}

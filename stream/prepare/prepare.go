@@ -115,17 +115,12 @@ func (p *Preparer) PrepareValue(value []byte) (text, sketch []byte, err error) {
 // pool holds *Scratch. The items refer to copies of msgs (Batch.Wait
 // returns them).
 func (p *Preparer) PrepareAll(msgs []kafka.Message, workers int, pool *sync.Pool) []Item {
-	_, items := p.StartAll(msgs, workers, pool).Wait()
-	return items
-}
-
-// StartAll starts preparing msgs, a whole batch, as PrepareAll does.
-func (p *Preparer) StartAll(msgs []kafka.Message, workers int, pool *sync.Pool) *Batch {
 	b := p.Start(len(msgs), workers, pool)
 	for _, m := range msgs {
 		b.Add(m)
 	}
-	return b
+	_, items := b.Wait()
+	return items
 }
 
 // Batch is a batch being prepared while it is gathered: each record added is
