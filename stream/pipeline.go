@@ -164,9 +164,9 @@ func (p *Pipeline) Counts() Counts {
 // stage, emit, publish, commit — giving that work up to shutdown_timeout.
 //
 // Four goroutines, owned by Run, pass batches along in order: one fetches and
-// prepares (decode, clean, sketch — in parallel, each record as it arrives:
-// fetchBatch), one decides and stages, one emits and waits for the broker's
-// ack, and Run's own publishes and commits.
+// prepares (decode, clean, sketch — on worker goroutines, each record as it
+// arrives: fetchBatch), one decides and stages, one emits and waits for the
+// broker's ack, and Run's own publishes and commits.
 // Batch k+1 is decided while batch k is emitted, and emitted while k is
 // published; the decider's overlays let it see k's documents meanwhile. In
 // sharded mode a fifth, between fetching and deciding, sends each batch's
@@ -223,7 +223,7 @@ type batch struct {
 
 // fetched reports whether fetchBatch found records: in msgs, or handed to
 // the prepare workers.
-func (b *batch) fetched() bool { return len(b.msgs) > 0 || b.prep != nil }
+func (b *batch) fetched() bool { return len(b.msgs) > 0 || b.prep != nil || len(b.pend) > 0 }
 
 // decided is a batch's outcomes, one per record, and the Decider's part.
 type decided struct {
@@ -273,7 +273,8 @@ func (p *Pipeline) stageLoop(work context.Context, abort func(), stage string, i
 func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 	defer close(out)
 	if p.order != nil {
-		defer p.preparePending()()
+		stop := p.preparePending()
+		defer stop()
 	}
 	backoff := p.cfg.Batch.RetryBackoff
 	for n := 1; ; {
@@ -327,10 +328,6 @@ func (p *Pipeline) fetchBatch(ctx context.Context) (batch, error) {
 	switch {
 	case p.order != nil:
 		b.pend, err = p.fetchOrdered(ctx)
-		b.msgs = make([]kafka.Message, len(b.pend))
-		for i, pm := range b.pend {
-			b.msgs[i] = pm.msg
-		}
 	case p.stages.streamPrepare:
 		err = gatherBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load, func(m kafka.Message) int {
 			if b.prep == nil {
@@ -465,11 +462,11 @@ func (p *Pipeline) filterStages() stages {
 // parallel — that fetchBatch started record by record, and takes the items.
 func (p *Pipeline) prepareBatch(b *batch) {
 	start := time.Now()
-	if b.pend != nil { // ordered mode
-		b.items = make([]prepare.Item, len(b.pend))
+	if p.order != nil {
+		b.msgs, b.items = make([]kafka.Message, len(b.pend)), make([]prepare.Item, len(b.pend))
 		for i, pm := range b.pend {
 			pm.done.Wait()
-			b.items[i] = pm.item
+			b.msgs[i], b.items[i] = pm.msg, pm.item
 			b.items[i].Msg = &b.msgs[i]
 		}
 		b.pend = nil

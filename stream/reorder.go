@@ -77,6 +77,7 @@ func (r *reorder) release(dst []*pending, max int, now time.Time) []*pending {
 			break
 		}
 		dst = append(dst, head.msgs[0])
+		head.msgs[0] = nil // released: the queue no longer holds it, nor its item
 		head.msgs, head.arrived = head.msgs[1:], head.arrived[1:]
 		if len(head.msgs) == 0 {
 			head.emptySince = now
@@ -164,7 +165,8 @@ func (p *Pipeline) gather(window context.Context, n int) (timedOut bool) {
 
 // pending is a record in a sharded front's reorder buffer, handed to the
 // prepare workers as it arrives: it is prepared while it waits for the
-// global order.
+// global order. Workers take records in arrival order, so a record released
+// early (a lagging partition's) may wait for others to be prepared first.
 type pending struct {
 	msg  kafka.Message
 	item prepare.Item
@@ -181,13 +183,21 @@ func (p *Pipeline) buffer(m kafka.Message) {
 }
 
 // preparePending starts the workers that prepare the records a sharded
-// front buffers, and returns the function that stops them once they have
-// prepared every record handed to them.
+// front buffers, for the run of fetchLoop, and returns the function that
+// stops them. It waits until they have prepared every record handed to
+// them: the records left in the buffer are released in the next run, and
+// must be prepared by then.
 func (p *Pipeline) preparePending() (stop func()) {
-	p.pending = make(chan *pending, p.order.limit+2*p.cfg.Batch.Size)
-	jobs := p.pending
+	// The buffer holds at most limit records not yet released, and a
+	// released batch is prepared before the next record is buffered, so
+	// the workers never have more than limit records to take.
+	jobs := make(chan *pending, p.order.limit)
+	p.pending = jobs
+	var wg sync.WaitGroup
 	for range p.workers() {
+		wg.Add(1)
 		go func() {
+			defer wg.Done()
 			s := p.pool.Get().(*prepare.Scratch)
 			defer p.pool.Put(s)
 			for pm := range jobs {
@@ -196,5 +206,9 @@ func (p *Pipeline) preparePending() (stop func()) {
 			}
 		}()
 	}
-	return func() { close(jobs) }
+	return func() {
+		close(jobs)
+		wg.Wait()
+		p.pending = nil
+	}
 }

@@ -2,11 +2,12 @@
 // decode (JSON record or raw page, character encoding, record-mode fields),
 // clean, content hash, sketch and index keys — or the InputError, with its
 // stage and class, that dead-letters the message. It is the one way a page is
-// prepared: the pipeline runs it in parallel, on each record as it is
-// fetched (Preparer.Start, Batch; a sharded front's records one by one as
-// they wait for the global order), and so do bench and a sharded instance's
-// front, which the pipeline feeds; compare reads files with it (Preparer.PrepareValue), and
-// eval cleans corpora with its rules (CleanText, RawPage). RawPage is the one
-// place a raw page is judged HTML or text. A Preparer is immutable and safe
-// for concurrent use; each goroutine brings its own Scratch.
+// prepared: the pipeline runs it in parallel on each record as it is
+// fetched (Batch; a sharded front calls Prepare on worker goroutines as its
+// records wait for the global order), and so do bench and a sharded
+// instance's front, which the pipeline feeds; compare reads files with it
+// (Preparer.PrepareValue), and eval cleans corpora with its rules
+// (CleanText, RawPage). RawPage is the one place a raw page is judged HTML
+// or text. A Preparer is immutable and safe for concurrent use; each
+// goroutine brings its own Scratch.
 package prepare

@@ -129,16 +129,15 @@ func (p *Preparer) PrepareAll(msgs []kafka.Message, workers int, pool *sync.Pool
 // they arrive, for up to batch.linger). Add and Wait are for one goroutine,
 // and every Batch started must be waited for: its workers wait until then.
 //
-// The records and items are kept in chunks of chunkLen, taken as records
-// arrive and recycled once Wait has copied them out: a batch that goes with
-// a fifth of batch.size (as at moderate rates) allocates room for what it
-// holds, not for batch.size.
+// The records and items are kept in chunks of chunkLen, taken from a pool
+// as records arrive and given back once Wait has copied them out: a batch
+// that goes with a fifth of batch.size (as at moderate rates) allocates room
+// for what it holds, not for batch.size.
 type Batch struct {
 	p       *Preparer
 	pool    *sync.Pool
-	workers int                        // started with the first records, up to this many
-	msgs    []*[chunkLen]kafka.Message // the records: the first n have been added
-	items   []*[chunkLen]Item          // the items of the records, once Wait returns
+	workers int      // started with the first records, up to this many
+	chunks  []*chunk // the first n records and, until Wait copies them out, their items
 	n       int
 	next    chan int // indexes of added records, for the workers
 	wg      sync.WaitGroup
@@ -146,32 +145,36 @@ type Batch struct {
 
 const chunkLen = 64
 
-var (
-	msgChunks  = sync.Pool{New: func() any { return new([chunkLen]kafka.Message) }}
-	itemChunks = sync.Pool{New: func() any { return new([chunkLen]Item) }}
-)
-
-// Start starts preparing a batch of up to size records on up to workers
-// goroutines (at least one). pool holds *Scratch.
-func (p *Preparer) Start(size, workers int, pool *sync.Pool) *Batch {
-	chunks := (size + chunkLen - 1) / chunkLen
-	return &Batch{p: p, pool: pool, workers: max(workers, 1), msgs: make([]*[chunkLen]kafka.Message, chunks),
-		items: make([]*[chunkLen]Item, chunks), next: make(chan int, size)}
+type chunk struct {
+	msgs  [chunkLen]kafka.Message
+	items [chunkLen]Item
 }
 
-// Add adds m, the next record, and returns how many the batch holds; a
+var chunks = sync.Pool{New: func() any { return new(chunk) }}
+
+// Start returns a batch of up to size records, to be prepared on up to
+// workers goroutines (at least one), which Add starts. pool holds *Scratch.
+func (p *Preparer) Start(size, workers int, pool *sync.Pool) *Batch {
+	return &Batch{p: p, pool: pool, workers: max(workers, 1), chunks: make([]*chunk, (size+chunkLen-1)/chunkLen),
+		next: make(chan int, size)}
+}
+
+// Add adds m, the next record, and returns how many the batch holds. A
 // batch holds at most the size it was started with.
 func (b *Batch) Add(m kafka.Message) int {
+	if b.n == cap(b.next) {
+		panic("prepare: Batch.Add beyond the batch's size")
+	}
 	if b.n < b.workers { // a batch of one record starts one worker
 		b.wg.Add(1)
 		go b.work()
 	}
 	c, i := b.n/chunkLen, b.n%chunkLen
 	if i == 0 {
-		b.msgs[c], b.items[c] = msgChunks.Get().(*[chunkLen]kafka.Message), itemChunks.Get().(*[chunkLen]Item)
+		b.chunks[c] = chunks.Get().(*chunk)
 	}
-	b.msgs[c][i] = m
-	b.next <- b.n // the worker that takes it reads msgs[c][i] and items[c] after these writes
+	b.chunks[c].msgs[i] = m
+	b.next <- b.n // the worker that takes it reads msgs[i] of chunks[c] after these writes
 	b.n++
 	return b.n
 }
@@ -182,8 +185,8 @@ func (b *Batch) work() {
 	s := b.pool.Get().(*Scratch)
 	defer b.pool.Put(s)
 	for n := range b.next {
-		c, i := n/chunkLen, n%chunkLen
-		b.items[c][i] = b.p.Prepare(&b.msgs[c][i], s)
+		c := b.chunks[n/chunkLen]
+		c.items[n%chunkLen] = b.p.Prepare(&c.msgs[n%chunkLen], s)
 	}
 }
 
@@ -193,16 +196,15 @@ func (b *Batch) Wait() ([]kafka.Message, []Item) {
 	close(b.next)
 	b.wg.Wait()
 	msgs, items := make([]kafka.Message, b.n), make([]Item, b.n)
-	for c := range b.msgs {
-		if b.msgs[c] == nil {
-			break
-		}
-		copy(msgs[c*chunkLen:], b.msgs[c][:min(chunkLen, b.n-c*chunkLen)])
-		copy(items[c*chunkLen:], b.items[c][:min(chunkLen, b.n-c*chunkLen)])
-		*b.msgs[c], *b.items[c] = [chunkLen]kafka.Message{}, [chunkLen]Item{} // hold no records in the pools
-		msgChunks.Put(b.msgs[c])
-		itemChunks.Put(b.items[c])
+	for c := 0; c*chunkLen < b.n; c++ {
+		ch, k := b.chunks[c], min(chunkLen, b.n-c*chunkLen)
+		copy(msgs[c*chunkLen:], ch.msgs[:k])
+		copy(items[c*chunkLen:], ch.items[:k])
+		clear(ch.msgs[:k]) // the pool holds no records
+		clear(ch.items[:k])
+		chunks.Put(ch)
 	}
+	b.chunks = nil
 	for i := range items {
 		items[i].Msg = &msgs[i]
 	}
