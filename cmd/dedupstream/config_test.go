@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"math"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
@@ -227,5 +229,32 @@ func TestFilterKeysStillLoads(t *testing.T) {
 	c = loadValid(t, "", []string{"DEDUPSTREAM_STATE_FILTER_KEYS=7"}, nil)
 	if c.State.FilterKeys != 7 {
 		t.Errorf("DEDUPSTREAM_STATE_FILTER_KEYS = %d", c.State.FilterKeys)
+	}
+}
+
+// TestFilterKeysWarns: a filter run with state.filter_keys set says, once,
+// that it is ignored; one without it says nothing of it.
+func TestFilterKeysWarns(t *testing.T) {
+	for _, keys := range []string{"4194304", ""} {
+		yaml := "admin:\n  listen: \"\"\n"
+		if keys != "" {
+			yaml += "state:\n  filter_keys: " + keys + "\n"
+		}
+		c := loadValid(t, yaml, nil, []string{"--state", t.TempDir()})
+		core, logs := observer.New(zap.WarnLevel)
+		a, err := newApp(c, zap.New(core))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()       // run warns first, then fails to reach the brokers
+		_ = a.run(ctx) // the error is not what this test is about
+		if err := a.close(); err != nil {
+			t.Fatal(err)
+		}
+		n := logs.FilterMessageSnippet("state.filter_keys is ignored").Len()
+		if want := map[bool]int{true: 1, false: 0}[keys != ""]; n != want {
+			t.Errorf("filter_keys %q: %d warnings that it is ignored, want %d", keys, n, want)
+		}
 	}
 }
