@@ -26,7 +26,7 @@ func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
 // decide; emit forwards every record unchanged; publish only commits.
 func (p *Pipeline) passthroughStages() stages {
 	none := func(context.Context) func(*batch) error { return func(*batch) error { return nil } }
-	return stages{prepare: func(*batch) {}, decide: none, emit: p.forwardBatch, publish: p.commitForwarded}
+	return stages{decide: none, emit: p.forwardBatch, publish: p.commitForwarded}
 }
 
 // forwardBatch is emit for a passthrough pipeline: every record unchanged.

@@ -282,7 +282,9 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 		if b.fetched() {
 			b.n = n
 			n++
-			trace.WithRegion(ctx, "stage prepare", func() { p.stages.prepare(&b) })
+			if p.stages.prepare != nil {
+				trace.WithRegion(ctx, "stage prepare", func() { p.stages.prepare(&b) })
+			}
 			if err := p.step(AfterFetched, b.n); err != nil {
 				return err
 			}
@@ -318,7 +320,7 @@ func (p *Pipeline) Close() error {
 // fetchBatch fetches the next batch: in ordered mode by fetchOrdered,
 // otherwise by FetchBatch's rule — one record, then more while the decider
 // is busy, for up to batch.linger. Where the stages prepare records (the
-// filter), each is handed to the prepare workers as it arrives (b.prep; in
+// filter; the passthrough has no prepare stage), each is handed to the prepare workers as it arrives (b.prep; in
 // ordered mode as it enters the reorder buffer, b.pend), so that a batch is
 // mostly prepared by the time it may go rather than only then: its prepare
 // stage waits for the last records.
@@ -328,7 +330,7 @@ func (p *Pipeline) fetchBatch(ctx context.Context) (batch, error) {
 	switch {
 	case p.order != nil:
 		b.pend, err = p.fetchOrdered(ctx)
-	case p.stages.streamPrepare:
+	case p.stages.prepare != nil:
 		err = gatherBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load, func(m kafka.Message) int {
 			if b.prep == nil {
 				b.prep = p.prep.Start(p.cfg.Batch.Size, p.workers(), &p.pool)
@@ -443,19 +445,18 @@ func (p *Pipeline) ask(ctx context.Context) func(*batch) error {
 	}
 }
 
-// stages are the work on each fetched batch, after the fetch: prepare runs in
-// the fetching goroutine (with streamPrepare, it waits for the preparation
-// fetchBatch started record by record), the others each in their own (see
+// stages are the work on each fetched batch, after the fetch: prepare (nil:
+// none) runs in the fetching goroutine and waits for the preparation
+// fetchBatch started record by record, the others each in their own (see
 // Run). The filter has one set (filterStages), the passthrough another
 // (passthroughStages).
 type stages struct {
 	prepare               func(*batch)
-	streamPrepare         bool
 	decide, emit, publish func(ctx context.Context) func(*batch) error
 }
 
 func (p *Pipeline) filterStages() stages {
-	return stages{prepare: p.prepareBatch, streamPrepare: true, decide: p.decide, emit: p.emitBatch, publish: p.publishBatch}
+	return stages{prepare: p.prepareBatch, decide: p.decide, emit: p.emitBatch, publish: p.publishBatch}
 }
 
 // prepareBatch waits for the preparation — decode, clean, sketch, in

@@ -22,23 +22,10 @@ import (
 // returns every record, in order, prepared exactly as Prepare prepares it
 // alone; PrepareAll likewise.
 func TestBatchPreparesAsAdded(t *testing.T) {
-	var cfg Config
-	cfg.EnsureDefaults()
-	var lc lsh.Config
-	lc.EnsureDefaults()
-	m, err := lsh.NewMethod(lc, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := New(cfg, clean.New(clean.Options{}), m)
-	g := gen.New(gen.Options{Seed: 11, CopyRate: 0.3, EditRate: 0.01})
-	msgs := make([]kafka.Message, 120)
-	for i := range msgs {
-		v, _ := json.Marshal(map[string]string{"id": "d" + strconv.Itoa(i), "html": g.Next().HTML})
-		if i%17 == 5 {
-			v = []byte(`{"id": "empty", "html": "<p> </p>"}`) // no words: an invalid item
-		}
-		msgs[i] = kafka.Message{Topic: "pages", Partition: i % 3, Offset: int64(i), Value: v}
+	p := defaultPreparer(t)
+	msgs := generatedRecords(11, 0.3, 120)
+	for i := 5; i < len(msgs); i += 17 {
+		msgs[i].Value = []byte(`{"id": "empty", "html": "<p> </p>"}`) // no words: an invalid item
 	}
 	want := make([]Item, len(msgs))
 	for i := range msgs {
@@ -109,21 +96,8 @@ func TestBatchPreparesAsAdded(t *testing.T) {
 // records, as at half the throughput rate: what a batch costs beyond its
 // records' preparation is its buffers.
 func BenchmarkBatchOfAFifth(b *testing.B) {
-	var cfg Config
-	cfg.EnsureDefaults()
-	var lc lsh.Config
-	lc.EnsureDefaults()
-	m, err := lsh.NewMethod(lc, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	p := New(cfg, clean.New(clean.Options{}), m)
-	g := gen.New(gen.Options{Seed: 12, CopyRate: 0.2, EditRate: 0.01})
-	msgs := make([]kafka.Message, 110)
-	for i := range msgs {
-		v, _ := json.Marshal(map[string]string{"id": "d" + strconv.Itoa(i), "html": g.Next().HTML})
-		msgs[i] = kafka.Message{Topic: "pages", Offset: int64(i), Value: v}
-	}
+	p := defaultPreparer(b)
+	msgs := generatedRecords(12, 0.2, 110)
 	var pool sync.Pool
 	pool.New = func() any { return new(Scratch) }
 	b.ReportAllocs()
@@ -134,4 +108,30 @@ func BenchmarkBatchOfAFifth(b *testing.B) {
 		}
 		batch.Wait()
 	}
+}
+
+// defaultPreparer is a Preparer of the default decode and sketch settings.
+func defaultPreparer(tb testing.TB) *Preparer {
+	tb.Helper()
+	var cfg Config
+	cfg.EnsureDefaults()
+	var lc lsh.Config
+	lc.EnsureDefaults()
+	m, err := lsh.NewMethod(lc, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return New(cfg, clean.New(clean.Options{}), m)
+}
+
+// generatedRecords are n JSON records of generated pages (a fraction
+// copyRate near-copies of earlier ones), on partitions 0 to 2.
+func generatedRecords(seed uint64, copyRate float64, n int) []kafka.Message {
+	g := gen.New(gen.Options{Seed: seed, CopyRate: copyRate, EditRate: 0.01})
+	msgs := make([]kafka.Message, n)
+	for i := range msgs {
+		v, _ := json.Marshal(map[string]string{"id": "d" + strconv.Itoa(i), "html": g.Next().HTML})
+		msgs[i] = kafka.Message{Topic: "pages", Partition: i % 3, Offset: int64(i), Value: v}
+	}
+	return msgs
 }
