@@ -36,6 +36,8 @@ type harness struct {
 	dir    string
 	// reg, if set, registers the pipeline's metrics.
 	reg prometheus.Registerer
+	// timed, if set, is the pipeline's Deps.Timed.
+	timed func(stream.BatchTimes)
 }
 
 const (
@@ -109,7 +111,7 @@ func (h *harness) open(hook func(string, int) error) (*stream.Pipeline, *state.S
 	}
 	p, err := stream.New(h.cfg, stream.Deps{
 		Logger: zaptest.NewLogger(h.t, zaptest.Level(zap.InfoLevel)), Cleaner: clean.New(clean.Options{}),
-		Method: m, Index: st, Containment: h.containment, AfterStage: hook, Registry: h.reg,
+		Method: m, Index: st, Containment: h.containment, AfterStage: hook, Registry: h.reg, Timed: h.timed,
 	})
 	if err != nil {
 		h.t.Fatal(err)

@@ -1,7 +1,10 @@
 package stream
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/segmentio/kafka-go"
 )
 
 // metrics are the pipeline's Prometheus collectors, named per DESIGN.md:
@@ -91,4 +94,34 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			m.capped, m.stage, m.batchSize, m.retries, m.lookupCands, m.similarity, m.lag, m.charset)
 	}
 	return m
+}
+
+// BatchTimes are the moments a batch passed from one stage to the next, up
+// to its output's acknowledgement: where its records' latency went
+// (Deps.Timed). In sharded mode Deciding is after the ask stage, Decided
+// includes waiting for the shards' answers, and Staged is Decided.
+type BatchTimes struct {
+	Records int
+	// Oldest is the earliest input timestamp among its records: Kafka's,
+	// in whole milliseconds, set by the producer.
+	Oldest   time.Time
+	Fetched  time.Time // its first record fetched (ordered mode: the batch released from the reorder buffer)
+	Gathered time.Time // the fetch let the batch go (batch.linger's rule)
+	Prepared time.Time // its last records prepared
+	Deciding time.Time // taken up by the decider
+	Decided  time.Time // verdicts decided
+	Staged   time.Time // state writes staged
+	Emitting time.Time // taken up by the emitter
+	Emitted  time.Time // its output acknowledged
+}
+
+// of returns t for a batch of msgs: with Records and Oldest filled in.
+func (t BatchTimes) of(msgs []kafka.Message) BatchTimes {
+	t.Records = len(msgs)
+	for i, m := range msgs {
+		if i == 0 || m.Time.Before(t.Oldest) {
+			t.Oldest = m.Time
+		}
+	}
+	return t
 }

@@ -49,6 +49,10 @@ type Deps struct {
 	// batch's number within Run, from the goroutine running that stage. An
 	// error aborts Run there, as a crash would. It exists for fault injection.
 	AfterStage func(stage string, batch int) error
+	// Timed, if set, is given each batch's BatchTimes once its output is
+	// acknowledged, from the goroutine that emits; it must return quickly.
+	// bench uses it to show where a latency tail is spent.
+	Timed func(BatchTimes)
 	// Security encrypts and authenticates the Kafka connections; zero: plaintext.
 	Security Security
 }
@@ -83,6 +87,7 @@ type Pipeline struct {
 	stages stages
 
 	afterStage func(stage string, batch int) error // Deps.AfterStage
+	timed      func(BatchTimes)                    // Deps.Timed
 }
 
 // Counts are running totals since the pipeline was created.
@@ -132,7 +137,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 	}
 	p.pool.New = func() any { return new(prepare.Scratch) }
 	p.stages = p.filterStages()
-	p.afterStage = d.AfterStage
+	p.afterStage, p.timed = d.AfterStage, d.Timed
 	p.clients(d.Security)
 	return p, nil
 }
@@ -219,6 +224,7 @@ type batch struct {
 	items []prepare.Item // prepared records (not in passthrough)
 	asked Asked          // its lookups in the sharded index, once sent
 	dec   decided        // decisions, once made
+	times BatchTimes     // when it passed each stage, for Deps.Timed
 }
 
 // fetched reports whether fetchBatch found records: in msgs, or handed to
@@ -282,6 +288,11 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 		if b.fetched() {
 			b.n = n
 			n++
+			b.times.Gathered = time.Now()
+			if b.times.Fetched.IsZero() { // ordered mode: as released from the reorder buffer
+				b.times.Fetched = b.times.Gathered
+			}
+			b.times.Prepared = b.times.Gathered
 			if p.stages.prepare != nil {
 				trace.WithRegion(ctx, "stage prepare", func() { p.stages.prepare(&b) })
 			}
@@ -334,6 +345,7 @@ func (p *Pipeline) fetchBatch(ctx context.Context) (batch, error) {
 		err = gatherBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load, func(m kafka.Message) int {
 			if b.prep == nil {
 				b.prep = p.prep.Start(p.cfg.Batch.Size, p.workers(), &p.pool)
+				b.times.Fetched = time.Now()
 			}
 			return b.prep.Add(m)
 		})
@@ -475,7 +487,7 @@ func (p *Pipeline) prepareBatch(b *batch) {
 		b.msgs, b.items = b.prep.Wait()
 		b.prep = nil
 	}
-	p.observe(TimedPrepare, start)
+	b.times.Prepared = p.observe(TimedPrepare, start)
 }
 
 // decide decides a batch and stages its new documents, so that whatever
@@ -484,12 +496,14 @@ func (p *Pipeline) prepareBatch(b *batch) {
 func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
 		start := time.Now()
+		b.times.Deciding = start
 		dec, err := p.decideItems(ctx, b)
 		if err != nil {
 			return err
 		}
 		b.dec = dec
 		start = p.observe(TimedDecide, start)
+		b.times.Decided, b.times.Staged = start, start
 		if err := p.step(AfterDecided, b.n); err != nil {
 			return err
 		}
@@ -497,7 +511,7 @@ func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 			if err := p.index.Stage(dec.Stage); err != nil {
 				return fmt.Errorf("stage %d documents: %w", len(dec.Stage), err)
 			}
-			p.observe(TimedStage, start)
+			b.times.Staged = p.observe(TimedStage, start)
 		}
 		return p.step(AfterStaged, b.n)
 	}
@@ -564,7 +578,10 @@ func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 		if err := p.emit(ctx, b.msgs, b.dec.outs); err != nil {
 			return err
 		}
-		p.observe(TimedEmit, start)
+		b.times.Emitting, b.times.Emitted = start, p.observe(TimedEmit, start)
+		if p.timed != nil {
+			p.timed(b.times.of(b.msgs))
+		}
 		return p.step(AfterEmitted, b.n)
 	}
 }

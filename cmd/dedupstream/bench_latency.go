@@ -54,7 +54,8 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		return nil, err
 	}
 	defer closeLog()
-	a, err := newApp(cfg, log)
+	var timer bench.BatchTimer
+	a, err := newApp(cfg, log, func(d *stream.Deps) { d.Timed = timer.Add })
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +90,7 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		run.Settled = settled
 		run.StageTail = bench.StageTail(a.reg)
 		run.StageSeconds = bench.StageSeconds(a.reg)
+		run.Spans, run.SlowSpans = bench.MeanSpans(timer.Times(), bench.SlowShare)
 	}
 	if cerr := a.close(); err == nil {
 		err = cerr
@@ -231,6 +233,10 @@ func printLatency(w io.Writer, ld bench.LatencyDocs, stored uint64, floor, pass,
 			ms[i] = strconv.FormatFloat(b*1e3, 'f', -1, 64)
 		}
 		fmt.Fprintf(w, "the filter's latency run, seconds per stage (sum over batches): %s; batches over %s ms: %s\n", run.StageSeconds, strings.Join(ms, "/"), run.StageTail)
+	}
+	if run.Spans.Batches > 0 {
+		fmt.Fprintf(w, "where the filter's batches spent their time, on average from the oldest record's input timestamp (whole ms) to the output's acknowledgement: all %d batches: %s; the slowest %.0f%% (%d): %s\n",
+			run.Spans.Batches, run.Spans, bench.SlowShare*100, run.SlowSpans.Batches, run.SlowSpans)
 	}
 	if run.Settled > 0 {
 		fmt.Fprintf(w, "before producing, the filter waited %.1f s after opening for its state's compactions to settle (--settle)\n", run.Settled.Seconds())

@@ -59,6 +59,9 @@ func TestBenchCommand(t *testing.T) {
 	if p50, _ := strconv.ParseFloat(sum["p50_ms"], 64); p50 > mustFloat(t, sum["max_ms"]) {
 		t.Errorf("p50 %s ms above max %s ms", sum["p50_ms"], sum["max_ms"])
 	}
+	if !regexp.MustCompile(`where the filter's batches spent their time.*: all [1-9][0-9]* batches: fetch [0-9.]+, gather .* emit [0-9.]+ ms: [0-9.]+ in all; the slowest 2% \([1-9][0-9]*\): fetch`).MatchString(out.String()) {
+		t.Errorf("the latency mode does not say where the filter's batches spent their time")
+	}
 	if !strings.Contains(out.String(), "for its state's compactions to settle (--settle)") {
 		t.Errorf("the latency mode does not say how long it waited for compactions")
 	}

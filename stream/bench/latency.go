@@ -50,7 +50,14 @@ type LatencyRun struct {
 	// filter's metrics (in process): its seconds and its batches over 16,
 	// 32 and 64 ms, stage by stage.
 	StageSeconds, StageTail string
+	// Spans and SlowSpans are the mean spans of the filter's batches (in
+	// process), all of them and the slowest SlowShare (MeanSpans).
+	Spans, SlowSpans SpanMeans
 }
+
+// SlowShare is the share of a latency run's batches whose spans LatencyRun's
+// SlowSpans averages.
+const SlowShare = 0.02
 
 // Sample is one measured record: when it was produced and how long it took
 // to come back.

@@ -1,0 +1,100 @@
+package bench
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// SpanNames name the spans of a batch's time (Spans), in order: from its
+// oldest record's input timestamp to its first record fetched; gathering
+// more; waiting for its last records' preparation; waiting for the decider;
+// deciding; staging; waiting for the emitter; emitting until the broker's
+// acknowledgement.
+var SpanNames = [...]string{"fetch", "gather", "prepare", "to decider", "decide", "stage", "to emitter", "emit"}
+
+// Spans splits t into the spans SpanNames names. They add up to
+// t.Emitted - t.Oldest.
+func Spans(t stream.BatchTimes) [len(SpanNames)]time.Duration {
+	at := [...]time.Time{t.Oldest, t.Fetched, t.Gathered, t.Prepared, t.Deciding, t.Decided, t.Staged, t.Emitting, t.Emitted}
+	var s [len(SpanNames)]time.Duration
+	for i := range s {
+		s[i] = at[i+1].Sub(at[i])
+	}
+	return s
+}
+
+// BatchTimer keeps the BatchTimes a pipeline reports (stream.Deps.Timed).
+type BatchTimer struct {
+	mu    sync.Mutex
+	times []stream.BatchTimes
+}
+
+// Add keeps t; it is a stream.Deps.Timed.
+func (b *BatchTimer) Add(t stream.BatchTimes) {
+	b.mu.Lock()
+	b.times = append(b.times, t)
+	b.mu.Unlock()
+}
+
+// Times returns the BatchTimes kept so far.
+func (b *BatchTimer) Times() []stream.BatchTimes {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return slices.Clone(b.times)
+}
+
+// SpanMeans are the mean Spans of a set of batches.
+type SpanMeans struct {
+	Batches int
+	Mean    [len(SpanNames)]time.Duration
+	Total   time.Duration // the mean time from the oldest input timestamp to the acknowledgement
+}
+
+// MeanSpans returns the mean spans of all of ts and of the slowest share of
+// them, by the time from their oldest record's input timestamp to their
+// output's acknowledgement (at least one batch when ts has any): whether a
+// tail is one span's or every span's.
+func MeanSpans(ts []stream.BatchTimes, share float64) (all, slowest SpanMeans) {
+	total := func(t stream.BatchTimes) time.Duration { return t.Emitted.Sub(t.Oldest) }
+	ts = slices.Clone(ts)
+	slices.SortFunc(ts, func(a, b stream.BatchTimes) int { return cmp.Compare(total(a), total(b)) })
+	mean := func(ts []stream.BatchTimes) SpanMeans {
+		m := SpanMeans{Batches: len(ts)}
+		if len(ts) == 0 {
+			return m
+		}
+		var sum [len(SpanNames)]time.Duration
+		var all time.Duration
+		for _, t := range ts {
+			for i, s := range Spans(t) {
+				sum[i] += s
+			}
+			all += total(t)
+		}
+		for i := range sum {
+			m.Mean[i] = sum[i] / time.Duration(len(ts))
+		}
+		m.Total = all / time.Duration(len(ts))
+		return m
+	}
+	n := 0
+	if len(ts) > 0 {
+		n = max(1, int(float64(len(ts))*share))
+	}
+	return mean(ts), mean(ts[len(ts)-n:])
+}
+
+// String formats m as "fetch 2.6, gather 2.0, … ms: 8.2 in all".
+func (m SpanMeans) String() string {
+	parts := make([]string, len(SpanNames))
+	for i, name := range SpanNames {
+		parts[i] = fmt.Sprintf("%s %.1f", name, m.Mean[i].Seconds()*1e3)
+	}
+	return fmt.Sprintf("%s ms: %.1f in all", strings.Join(parts, ", "), m.Total.Seconds()*1e3)
+}

@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// timesOf returns BatchTimes whose spans (SpanNames' order) are spans, in
+// milliseconds, from t0.
+func timesOf(t0 time.Time, spans ...int) stream.BatchTimes {
+	at := make([]time.Time, len(spans)+1)
+	at[0] = t0
+	for i, ms := range spans {
+		at[i+1] = at[i].Add(time.Duration(ms) * time.Millisecond)
+	}
+	return stream.BatchTimes{Records: 1, Oldest: at[0], Fetched: at[1], Gathered: at[2], Prepared: at[3],
+		Deciding: at[4], Decided: at[5], Staged: at[6], Emitting: at[7], Emitted: at[8]}
+}
+
+// TestSpans: each span is the time between two moments, in SpanNames' order,
+// and they add up to the batch's whole time.
+func TestSpans(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	s := Spans(timesOf(t0, 1, 2, 3, 4, 5, 6, 7, 8))
+	var sum time.Duration
+	for i, d := range s {
+		if want := time.Duration(i+1) * time.Millisecond; d != want {
+			t.Errorf("span %s = %v, want %v", SpanNames[i], d, want)
+		}
+		sum += d
+	}
+	if sum != 36*time.Millisecond {
+		t.Errorf("spans add up to %v, want 36ms", sum)
+	}
+}
+
+// TestMeanSpans: the slowest share is chosen by the whole time, at least one
+// batch, and averaged span by span.
+func TestMeanSpans(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	var ts []stream.BatchTimes
+	for i := 0; i < 98; i++ { // fast: 1 ms fetch, 1 ms emit
+		ts = append(ts, timesOf(t0, 1, 0, 0, 0, 0, 0, 0, 1))
+	}
+	ts = append(ts, timesOf(t0, 1, 0, 0, 0, 0, 30, 0, 1), timesOf(t0, 1, 0, 0, 0, 0, 0, 0, 40)) // one slow stage, one slow emit
+	all, slow := MeanSpans(ts, 0.02)
+	if all.Batches != 100 || slow.Batches != 2 {
+		t.Fatalf("batches %d and %d, want 100 and 2", all.Batches, slow.Batches)
+	}
+	ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 }
+	if got := ms(slow.Mean[5]); got != 15 {
+		t.Errorf("slowest 2%%: stage %v ms, want 15", got)
+	}
+	if got := ms(slow.Mean[7]); got != 20.5 {
+		t.Errorf("slowest 2%%: emit %v ms, want 20.5", got)
+	}
+	if got := ms(slow.Total); got != 36.5 { // 32 and 41
+		t.Errorf("slowest 2%%: %v ms in all, want 36.5", got)
+	}
+	if got := ms(all.Total); got != 2.69 { // 98 × 2, 32 and 41
+		t.Errorf("all: %v ms in all, want 2.69", got)
+	}
+	if _, slow := MeanSpans(ts[:3], 0.02); slow.Batches != 1 || ms(slow.Total) != 2 {
+		t.Errorf("a share under one batch: %d batches, %v ms; want the slowest one, 2 ms", slow.Batches, ms(slow.Total))
+	}
+	if all, slow := MeanSpans(nil, 0.02); all.Batches != 0 || slow.Batches != 0 || all.Total != 0 {
+		t.Errorf("no batches: %+v %+v", all, slow)
+	}
+}
