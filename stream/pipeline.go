@@ -63,11 +63,11 @@ type Pipeline struct {
 	log       *zap.Logger
 	index     Index
 	prep      *prepare.Preparer
-	dec       *Decider      // nil in sharded mode
-	sharded   Sharded       // nil in single-instance mode
-	inFlight  int           // Deps.InFlight
-	order     *reorder      // sharded mode: records handed on in the global order
-	pending   chan *pending // sharded mode: buffered records for the prepare workers (preparePending)
+	dec       *Decider         // nil in sharded mode
+	sharded   Sharded          // nil in single-instance mode
+	inFlight  int              // Deps.InFlight
+	order     *reorder         // sharded mode: records handed on in the global order
+	preparing *prepare.Workers // the filter's prepare workers, while fetchLoop runs
 	route     router
 	reader    *kafka.Reader
 	writer    *kafka.Writer
@@ -278,8 +278,8 @@ func (p *Pipeline) stageLoop(work context.Context, abort func(), stage string, i
 // retried with backoff: the reader reconnects and rejoins by itself.
 func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 	defer close(out)
-	if p.order != nil {
-		stop := p.preparePending()
+	if p.stages.prepare != nil {
+		stop := p.startPreparing()
 		defer stop()
 	}
 	backoff := p.cfg.Batch.RetryBackoff
@@ -344,7 +344,7 @@ func (p *Pipeline) fetchBatch(ctx context.Context) (batch, error) {
 	case p.stages.prepare != nil:
 		err = gatherBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load, func(m kafka.Message) int {
 			if b.prep == nil {
-				b.prep = p.prep.Start(p.cfg.Batch.Size, p.workers(), &p.pool)
+				b.prep = p.preparing.Batch(p.cfg.Batch.Size)
 				b.times.Fetched = time.Now()
 			}
 			return b.prep.Add(m)
@@ -622,11 +622,28 @@ func (p *Pipeline) publish(ctx context.Context, b *batch) error {
 	return nil
 }
 
-func (p *Pipeline) workers() int {
-	if p.cfg.Batch.Workers > 0 {
-		return p.cfg.Batch.Workers
+// startPreparing starts the prepare workers for the run of fetchLoop
+// (batch.workers of them; 0: GOMAXPROCS), and returns the function that
+// stops them once every record handed to them is prepared: in ordered mode
+// the records left in the reorder buffer are released in the next run, and
+// must be prepared by then.
+func (p *Pipeline) startPreparing() (stop func()) {
+	n := p.cfg.Batch.Workers
+	if n <= 0 {
+		n = runtime.GOMAXPROCS(0)
 	}
-	return runtime.GOMAXPROCS(0)
+	// A batch holds at most batch.size records; the reorder buffer at most
+	// its limit not yet released, and a released batch is prepared before
+	// the next record is buffered. So handing a record over never waits.
+	queue := p.cfg.Batch.Size
+	if p.order != nil {
+		queue = max(queue, p.order.limit)
+	}
+	p.preparing = p.prep.StartWorkers(n, queue, &p.pool)
+	return func() {
+		p.preparing.Stop()
+		p.preparing = nil
+	}
 }
 
 // observe records the time since since as a batch's time in stage (one of

@@ -173,42 +173,10 @@ type pending struct {
 	done sync.WaitGroup // item is prepared
 }
 
-// buffer adds m to the reorder buffer and hands it to the prepare workers
-// (preparePending).
+// buffer adds m to the reorder buffer and hands it to the prepare workers.
 func (p *Pipeline) buffer(m kafka.Message) {
 	pm := &pending{msg: m}
 	pm.done.Add(1)
 	p.order.add(pm, time.Now())
-	p.pending <- pm
-}
-
-// preparePending starts the workers that prepare the records a sharded
-// front buffers, for the run of fetchLoop, and returns the function that
-// stops them. It waits until they have prepared every record handed to
-// them: the records left in the buffer are released in the next run, and
-// must be prepared by then.
-func (p *Pipeline) preparePending() (stop func()) {
-	// The buffer holds at most limit records not yet released, and a
-	// released batch is prepared before the next record is buffered, so
-	// the workers never have more than limit records to take.
-	jobs := make(chan *pending, p.order.limit)
-	p.pending = jobs
-	var wg sync.WaitGroup
-	for range p.workers() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s := p.pool.Get().(*prepare.Scratch)
-			defer p.pool.Put(s)
-			for pm := range jobs {
-				pm.item = p.prep.Prepare(&pm.msg, s)
-				pm.done.Done()
-			}
-		}()
-	}
-	return func() {
-		close(jobs)
-		wg.Wait()
-		p.pending = nil
-	}
+	p.preparing.Prepare(&pm.msg, &pm.item, &pm.done)
 }

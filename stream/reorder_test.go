@@ -53,7 +53,7 @@ func TestOrderedPrepare(t *testing.T) {
 	p := &Pipeline{order: newReorder(time.Hour, 100), prep: benchPreparer(), m: newMetrics(prometheus.NewRegistry())}
 	p.cfg.Batch.Size = 25
 	p.pool.New = func() any { return new(prepare.Scratch) }
-	stop := p.preparePending()
+	stop := p.startPreparing()
 	g := gen.New(gen.Options{Seed: 7, CopyRate: 0.3, EditRate: 0.01})
 	t0 := time.Now()
 	var in []kafka.Message

@@ -20,7 +20,8 @@ import (
 // Batch one by one, some while its workers are busy and some after a pause
 // in which they sit idle, as the pipeline's fetch does, and checks that Wait
 // returns every record, in order, prepared exactly as Prepare prepares it
-// alone; PrepareAll likewise.
+// alone: on 1, 2 and 4 workers, and on one set of workers for batch after
+// batch, as the pipeline keeps them for a run; PrepareAll likewise.
 func TestBatchPreparesAsAdded(t *testing.T) {
 	p := defaultPreparer(t)
 	msgs := generatedRecords(11, 0.3, 120)
@@ -64,27 +65,33 @@ func TestBatchPreparesAsAdded(t *testing.T) {
 		}
 	}
 
-	for _, workers := range []int{1, 2, 4} {
-		b := p.Start(len(msgs), workers, &pool)
-		for i, m := range msgs {
-			if n := b.Add(m); n != i+1 {
-				t.Fatalf("Add returned %d after %d records", n, i+1)
+	for _, n := range []int{1, 2, 4} {
+		w := p.StartWorkers(n, len(msgs), &pool)
+		for round := range 2 {
+			b := w.Batch(len(msgs))
+			for i, m := range msgs {
+				if n := b.Add(m); n != i+1 {
+					t.Fatalf("Add returned %d after %d records", n, i+1)
+				}
+				if i%40 == 39 {
+					time.Sleep(5 * time.Millisecond) // the workers catch up and wait
+				}
 			}
-			if i%40 == 39 {
-				time.Sleep(5 * time.Millisecond) // the workers catch up and wait
-			}
+			gotMsgs, got := b.Wait()
+			check("batch "+strconv.Itoa(round)+" on "+strconv.Itoa(n)+" workers", gotMsgs, got)
 		}
-		gotMsgs, got := b.Wait()
-		check("Batch with "+strconv.Itoa(workers)+" workers", gotMsgs, got)
+		w.Stop()
 	}
 	check("PrepareAll", nil, p.PrepareAll(msgs, 2, &pool))
 
 	// A batch may go before it is full: Wait returns what was added, and a
 	// batch never added to has nothing to wait for.
-	if gotMsgs, got := p.Start(len(msgs), 2, &pool).Wait(); len(got) != 0 || len(gotMsgs) != 0 {
+	w := p.StartWorkers(2, len(msgs), &pool)
+	defer w.Stop()
+	if gotMsgs, got := w.Batch(len(msgs)).Wait(); len(got) != 0 || len(gotMsgs) != 0 {
 		t.Fatalf("an empty batch returned %d items", len(got))
 	}
-	b := p.Start(len(msgs), 2, &pool)
+	b := w.Batch(len(msgs))
 	b.Add(msgs[0])
 	b.Add(msgs[1])
 	if gotMsgs, got := b.Wait(); len(got) != 2 || len(gotMsgs) != 2 || got[1].Msg.Offset != 1 {
@@ -92,17 +99,43 @@ func TestBatchPreparesAsAdded(t *testing.T) {
 	}
 }
 
+// TestWorkersStopWhenDone: records handed to the workers one by one (as a
+// sharded front's reorder buffer does) are all prepared by the time Stop
+// returns, each into its own item.
+func TestWorkersStopWhenDone(t *testing.T) {
+	p := defaultPreparer(t)
+	msgs := generatedRecords(13, 0.2, 60)
+	var pool sync.Pool
+	pool.New = func() any { return new(Scratch) }
+	w := p.StartWorkers(2, 8, &pool) // fewer slots than records: handing over waits for the workers
+	items := make([]Item, len(msgs))
+	var done sync.WaitGroup
+	for i := range msgs {
+		done.Add(1)
+		w.Prepare(&msgs[i], &items[i], &done)
+	}
+	w.Stop()
+	for i := range items {
+		if items[i].Msg != &msgs[i] || items[i].Hash != p.Prepare(&msgs[i], new(Scratch)).Hash {
+			t.Fatalf("item %d not prepared from its record when Stop returned", i)
+		}
+	}
+	done.Wait() // every record's Done was called: this returns
+}
+
 // BenchmarkBatchOfAFifth is a batch of batch.size 500 that goes with 110
-// records, as at half the throughput rate: what a batch costs beyond its
-// records' preparation is its buffers.
+// records, as at half the throughput rate, on the pipeline's two workers:
+// what a batch costs beyond its records' preparation is its buffers.
 func BenchmarkBatchOfAFifth(b *testing.B) {
 	p := defaultPreparer(b)
 	msgs := generatedRecords(12, 0.2, 110)
 	var pool sync.Pool
 	pool.New = func() any { return new(Scratch) }
 	b.ReportAllocs()
+	w := p.StartWorkers(2, 500, &pool)
+	defer w.Stop()
 	for b.Loop() {
-		batch := p.Start(500, 2, &pool)
+		batch := w.Batch(500)
 		for _, m := range msgs {
 			batch.Add(m)
 		}

@@ -2,8 +2,8 @@
 // decode (JSON record or raw page, character encoding, record-mode fields),
 // clean, content hash, sketch and index keys — or the InputError, with its
 // stage and class, that dead-letters the message. It is the one way a page is
-// prepared: the pipeline runs it in parallel on each record as it is
-// fetched (Batch; a sharded front calls Prepare on worker goroutines as its
+// prepared: the pipeline keeps a set of Workers for a run and hands each
+// record to them as it is fetched (a Batch's Add; a sharded front's as its
 // records wait for the global order), and so do bench and a sharded
 // instance's front, which the pipeline feeds; compare reads files with it
 // (Preparer.PrepareValue), and eval cleans corpora with its rules

@@ -115,7 +115,9 @@ func (p *Preparer) PrepareValue(value []byte) (text, sketch []byte, err error) {
 // pool holds *Scratch. The items refer to copies of msgs (Batch.Wait
 // returns them).
 func (p *Preparer) PrepareAll(msgs []kafka.Message, workers int, pool *sync.Pool) []Item {
-	b := p.Start(len(msgs), workers, pool)
+	w := p.StartWorkers(min(workers, len(msgs)), len(msgs), pool)
+	defer w.Stop()
+	b := w.Batch(len(msgs))
 	for _, m := range msgs {
 		b.Add(m)
 	}
@@ -123,24 +125,72 @@ func (p *Preparer) PrepareAll(msgs []kafka.Message, workers int, pool *sync.Pool
 	return items
 }
 
+// Workers prepare the records handed to them (Prepare, or a Batch's Add) on
+// goroutines that live until Stop: the pipeline keeps one set for a run,
+// through which every record is prepared as it is fetched.
+type Workers struct {
+	jobs chan job
+	wg   sync.WaitGroup
+}
+
+// job is a record for a worker: it sets *item to the record's Item and
+// calls done.Done.
+type job struct {
+	msg  *kafka.Message
+	item *Item
+	done *sync.WaitGroup
+}
+
+// StartWorkers starts n workers (at least one), each with a Scratch from
+// pool (which holds *Scratch). Up to queue records wait for them before
+// Prepare blocks.
+func (p *Preparer) StartWorkers(n, queue int, pool *sync.Pool) *Workers {
+	w := &Workers{jobs: make(chan job, queue)}
+	for range max(n, 1) {
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			s := pool.Get().(*Scratch)
+			defer pool.Put(s)
+			for j := range w.jobs {
+				*j.item = p.Prepare(j.msg, s)
+				j.done.Done()
+			}
+		}()
+	}
+	return w
+}
+
+// Prepare hands the record at m to a worker, which sets *item to its Item
+// and then calls done.Done (done.Add(1) is the caller's, before). m and
+// item must stay where they are until then.
+func (w *Workers) Prepare(m *kafka.Message, item *Item, done *sync.WaitGroup) {
+	w.jobs <- job{m, item, done}
+}
+
+// Stop waits for the records handed over to be prepared, then ends the
+// workers. Nothing may be handed to them after.
+func (w *Workers) Stop() {
+	close(w.jobs)
+	w.wg.Wait()
+}
+
 // Batch is a batch being prepared while it is gathered: each record added is
-// handed to the batch's workers at once, so that by the time the batch is
-// complete most of it is prepared (the pipeline's fetch adds records as
-// they arrive, for up to batch.linger). Add and Wait are for one goroutine,
-// and every Batch started must be waited for: its workers wait until then.
+// handed to the workers at once, so that by the time the batch is complete
+// most of it is prepared (the pipeline's fetch adds records as they arrive,
+// for up to batch.linger). Add and Wait are for one goroutine, and every
+// Batch started must be waited for before its Workers stop.
 //
 // The records and items are kept in chunks of chunkLen, taken from a pool
 // as records arrive and given back once Wait has copied them out: a batch
 // that goes with a fifth of batch.size (as at moderate rates) allocates room
 // for what it holds, not for batch.size.
 type Batch struct {
-	p       *Preparer
-	pool    *sync.Pool
-	workers int      // started with the first records, up to this many
-	chunks  []*chunk // the first n records and, until Wait copies them out, their items
-	n       int
-	next    chan int // indexes of added records, for the workers
-	wg      sync.WaitGroup
+	w      *Workers
+	chunks []*chunk // the first n records and, until Wait copies them out, their items
+	n      int
+	size   int
+	done   sync.WaitGroup // the added records are prepared
 }
 
 const chunkLen = 64
@@ -152,49 +202,33 @@ type chunk struct {
 
 var chunks = sync.Pool{New: func() any { return new(chunk) }}
 
-// Start returns a batch of up to size records, to be prepared on up to
-// workers goroutines (at least one), which Add starts. pool holds *Scratch.
-func (p *Preparer) Start(size, workers int, pool *sync.Pool) *Batch {
-	return &Batch{p: p, pool: pool, workers: max(workers, 1), chunks: make([]*chunk, (size+chunkLen-1)/chunkLen),
-		next: make(chan int, size)}
+// Batch returns a batch of up to size records, prepared by w.
+func (w *Workers) Batch(size int) *Batch {
+	return &Batch{w: w, size: size, chunks: make([]*chunk, (size+chunkLen-1)/chunkLen)}
 }
 
 // Add adds m, the next record, and returns how many the batch holds. A
 // batch holds at most the size it was started with.
 func (b *Batch) Add(m kafka.Message) int {
-	if b.n == cap(b.next) {
+	if b.n == b.size {
 		panic("prepare: Batch.Add beyond the batch's size")
-	}
-	if b.n < b.workers { // a batch of one record starts one worker
-		b.wg.Add(1)
-		go b.work()
 	}
 	c, i := b.n/chunkLen, b.n%chunkLen
 	if i == 0 {
 		b.chunks[c] = chunks.Get().(*chunk)
 	}
-	b.chunks[c].msgs[i] = m
-	b.next <- b.n // the worker that takes it reads msgs[i] of chunks[c] after these writes
+	ch := b.chunks[c]
+	ch.msgs[i] = m
+	b.done.Add(1)
+	b.w.Prepare(&ch.msgs[i], &ch.items[i], &b.done)
 	b.n++
 	return b.n
-}
-
-// work prepares added records until Wait.
-func (b *Batch) work() {
-	defer b.wg.Done()
-	s := b.pool.Get().(*Scratch)
-	defer b.pool.Put(s)
-	for n := range b.next {
-		c := b.chunks[n/chunkLen]
-		c.items[n%chunkLen] = b.p.Prepare(&c.msgs[n%chunkLen], s)
-	}
 }
 
 // Wait waits until the added records are prepared and returns them and their
 // items, in the order added.
 func (b *Batch) Wait() ([]kafka.Message, []Item) {
-	close(b.next)
-	b.wg.Wait()
+	b.done.Wait()
 	msgs, items := make([]kafka.Message, b.n), make([]Item, b.n)
 	for c := 0; c*chunkLen < b.n; c++ {
 		ch, k := b.chunks[c], min(chunkLen, b.n-c*chunkLen)
