@@ -98,14 +98,17 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 
 // BatchTimes are the moments a batch passed from one stage to the next, up
 // to its output's acknowledgement: where its records' latency went
-// (Deps.Timed). In sharded mode Deciding is after the ask stage, Decided
-// includes waiting for the shards' answers, and Staged is Decided.
+// (Deps.Timed). In sharded mode Gathered is when the reorder buffer released
+// the batch, Deciding is after the ask stage (and any batches in flight
+// before it), Decided includes waiting for the shards' answers, and Staged
+// is Decided.
 type BatchTimes struct {
 	Records int
 	// Oldest is the earliest input timestamp among its records: Kafka's,
-	// in whole milliseconds, set by the producer.
+	// in whole milliseconds, set by the producer (or by the broker, for a
+	// topic of LogAppendTime), so on another host's clock.
 	Oldest   time.Time
-	Fetched  time.Time // its first record fetched (ordered mode: the batch released from the reorder buffer)
+	Fetched  time.Time // its first record fetched (sharded mode: its earliest)
 	Gathered time.Time // the fetch let the batch go (batch.linger's rule)
 	Prepared time.Time // its last records prepared
 	Deciding time.Time // taken up by the decider
@@ -115,8 +118,8 @@ type BatchTimes struct {
 	Emitted  time.Time // its output acknowledged
 }
 
-// of returns t for a batch of msgs: with Records and Oldest filled in.
-func (t BatchTimes) of(msgs []kafka.Message) BatchTimes {
+// withRecords returns t with Records and Oldest those of msgs, its batch.
+func (t BatchTimes) withRecords(msgs []kafka.Message) BatchTimes {
 	t.Records = len(msgs)
 	for i, m := range msgs {
 		if i == 0 || m.Time.Before(t.Oldest) {

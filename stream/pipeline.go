@@ -51,6 +51,7 @@ type Deps struct {
 	AfterStage func(stage string, batch int) error
 	// Timed, if set, is given each batch's BatchTimes once its output is
 	// acknowledged, from the goroutine that emits; it must return quickly.
+	// A batch redelivered (its publish or commit failed) is reported again.
 	// bench uses it to show where a latency tail is spent.
 	Timed func(BatchTimes)
 	// Security encrypts and authenticates the Kafka connections; zero: plaintext.
@@ -67,7 +68,7 @@ type Pipeline struct {
 	sharded   Sharded          // nil in single-instance mode
 	inFlight  int              // Deps.InFlight
 	order     *reorder         // sharded mode: records handed on in the global order
-	preparing *prepare.Workers // the filter's prepare workers, while fetchLoop runs
+	workers   *prepare.Workers // the filter's prepare workers, while fetchLoop runs
 	route     router
 	reader    *kafka.Reader
 	writer    *kafka.Writer
@@ -289,10 +290,6 @@ func (p *Pipeline) fetchLoop(ctx context.Context, out chan<- batch) error {
 			b.n = n
 			n++
 			b.times.Gathered = time.Now()
-			if b.times.Fetched.IsZero() { // ordered mode: as released from the reorder buffer
-				b.times.Fetched = b.times.Gathered
-			}
-			b.times.Prepared = b.times.Gathered
 			if p.stages.prepare != nil {
 				trace.WithRegion(ctx, "stage prepare", func() { p.stages.prepare(&b) })
 			}
@@ -331,20 +328,25 @@ func (p *Pipeline) Close() error {
 // fetchBatch fetches the next batch: in ordered mode by fetchOrdered,
 // otherwise by FetchBatch's rule — one record, then more while the decider
 // is busy, for up to batch.linger. Where the stages prepare records (the
-// filter; the passthrough has no prepare stage), each is handed to the prepare workers as it arrives (b.prep; in
-// ordered mode as it enters the reorder buffer, b.pend), so that a batch is
-// mostly prepared by the time it may go rather than only then: its prepare
-// stage waits for the last records.
+// filter; the passthrough has none), each is handed to the prepare workers
+// as it arrives (b.prep; in ordered mode as it enters the reorder buffer,
+// b.pend), so that a batch is mostly prepared by the time it may go rather
+// than only then: its prepare stage waits for the last records.
 func (p *Pipeline) fetchBatch(ctx context.Context) (batch, error) {
 	var b batch
 	var err error
 	switch {
 	case p.order != nil:
 		b.pend, err = p.fetchOrdered(ctx)
+		for i, pm := range b.pend {
+			if i == 0 || pm.arrived.Before(b.times.Fetched) {
+				b.times.Fetched = pm.arrived
+			}
+		}
 	case p.stages.prepare != nil:
 		err = gatherBatch(ctx, p.reader, p.cfg.Batch, p.waiting.Load, func(m kafka.Message) int {
 			if b.prep == nil {
-				b.prep = p.preparing.Batch(p.cfg.Batch.Size)
+				b.prep = p.workers.Batch(p.cfg.Batch.Size)
 				b.times.Fetched = time.Now()
 			}
 			return b.prep.Add(m)
@@ -580,7 +582,7 @@ func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 		}
 		b.times.Emitting, b.times.Emitted = start, p.observe(TimedEmit, start)
 		if p.timed != nil {
-			p.timed(b.times.of(b.msgs))
+			p.timed(b.times.withRecords(b.msgs))
 		}
 		return p.step(AfterEmitted, b.n)
 	}
@@ -639,10 +641,10 @@ func (p *Pipeline) startPreparing() (stop func()) {
 	if p.order != nil {
 		queue = max(queue, p.order.limit)
 	}
-	p.preparing = p.prep.StartWorkers(n, queue, &p.pool)
+	p.workers = p.prep.StartWorkers(n, queue, &p.pool)
 	return func() {
-		p.preparing.Stop()
-		p.preparing = nil
+		p.workers.Stop()
+		p.workers = nil
 	}
 }
 

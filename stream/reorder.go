@@ -30,9 +30,8 @@ type reorder struct {
 
 type partitionQueue struct {
 	msgs       []*pending
-	arrived    []time.Time // when each buffered record was fetched
-	caughtUp   bool        // the last record fetched was at the high watermark
-	emptySince time.Time   // when the queue last became empty
+	caughtUp   bool      // the last record fetched was at the high watermark
+	emptySince time.Time // when the queue last became empty
 }
 
 // expect adds the partitions of a new generation that have delivered
@@ -63,8 +62,8 @@ func (r *reorder) add(pm *pending, now time.Time) {
 		q = &partitionQueue{}
 		r.queues[m.Partition] = q
 	}
+	pm.arrived = now
 	q.msgs = append(q.msgs, pm)
-	q.arrived = append(q.arrived, now)
 	q.caughtUp = m.HighWaterMark <= m.Offset+1
 	r.n++
 }
@@ -78,7 +77,7 @@ func (r *reorder) release(dst []*pending, max int, now time.Time) []*pending {
 		}
 		dst = append(dst, head.msgs[0])
 		head.msgs[0] = nil // released: the queue no longer holds it, nor its item
-		head.msgs, head.arrived = head.msgs[1:], head.arrived[1:]
+		head.msgs = head.msgs[1:]
 		if len(head.msgs) == 0 {
 			head.emptySince = now
 		}
@@ -102,7 +101,7 @@ func (r *reorder) earliest() *partitionQueue {
 // may still deliver an earlier record is empty, or it has waited idle. A
 // partition empty for longer than idle (revoked, or quiet) is forgotten.
 func (r *reorder) mayRelease(head *partitionQueue, now time.Time) bool {
-	if now.Sub(head.arrived[0]) >= r.idle || r.n >= r.limit {
+	if now.Sub(head.msgs[0].arrived) >= r.idle || r.n >= r.limit {
 		return true
 	}
 	for p, q := range r.queues {
@@ -168,9 +167,10 @@ func (p *Pipeline) gather(window context.Context, n int) (timedOut bool) {
 // global order. Workers take records in arrival order, so a record released
 // early (a lagging partition's) may wait for others to be prepared first.
 type pending struct {
-	msg  kafka.Message
-	item prepare.Item
-	done sync.WaitGroup // item is prepared
+	msg     kafka.Message
+	arrived time.Time // when it was fetched
+	item    prepare.Item
+	done    sync.WaitGroup // item is prepared
 }
 
 // buffer adds m to the reorder buffer and hands it to the prepare workers.
@@ -178,5 +178,5 @@ func (p *Pipeline) buffer(m kafka.Message) {
 	pm := &pending{msg: m}
 	pm.done.Add(1)
 	p.order.add(pm, time.Now())
-	p.preparing.Prepare(&pm.msg, &pm.item, &pm.done)
+	p.workers.Submit(&pm.msg, &pm.item, &pm.done)
 }

@@ -54,8 +54,8 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		return nil, err
 	}
 	defer closeLog()
-	var timer bench.BatchTimer
-	a, err := newApp(cfg, log, func(d *stream.Deps) { d.Timed = timer.Add })
+	var batches bench.BatchLog
+	a, err := newApp(cfg, log, func(d *stream.Deps) { d.Timed = batches.Add })
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		run.Settled = settled
 		run.StageTail = bench.StageTail(a.reg)
 		run.StageSeconds = bench.StageSeconds(a.reg)
-		run.Spans, run.SlowSpans = bench.MeanSpans(timer.Times(), bench.SlowShare)
+		run.Spans, run.SlowSpans = bench.MeanSpans(batches.Since(run.Start), bench.SlowShare)
 	}
 	if cerr := a.close(); err == nil {
 		err = cerr

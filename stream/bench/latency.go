@@ -23,6 +23,7 @@ const LatencyWarmup = 20
 
 // LatencyRun is one run of the latency mode.
 type LatencyRun struct {
+	Start    time.Time       // when the measured production began, after the warm-up
 	Docs     int             // measured documents (warm-up excluded)
 	Produced float64         // docs/s the producer achieved
 	Lat      []time.Duration // per measured record, ascending
@@ -198,7 +199,7 @@ func driveLatency(ctx context.Context, c Cluster, w *kafka.Writer, rb *readback,
 	}
 	slices.Sort(lat)
 	tl := timeline(samples, TimelineStep)
-	return &LatencyRun{Docs: len(lat), Produced: produced, Lat: lat, Slowest: slowest(samples), Timeline: tl, Usage: used}, nil
+	return &LatencyRun{Start: start, Docs: len(lat), Produced: produced, Lat: lat, Slowest: slowest(samples), Timeline: tl, Usage: used}, nil
 }
 
 // TimelineStep is the span of production a Window covers.

@@ -12,10 +12,14 @@ import (
 )
 
 // SpanNames name the spans of a batch's time (Spans), in order: from its
-// oldest record's input timestamp to its first record fetched; gathering
-// more; waiting for its last records' preparation; waiting for the decider;
-// deciding; staging; waiting for the emitter; emitting until the broker's
-// acknowledgement.
+// oldest record's input timestamp to its first record fetched (the
+// producer's write, the broker, the fetch, and the fetching goroutine still
+// busy with the batch before); gathering more; waiting for its last
+// records' preparation; waiting for the decider; deciding; staging; waiting
+// for the emitter; emitting until the broker's acknowledgement. In sharded
+// mode (stream.BatchTimes) fetch ends at the batch's earliest record, gather
+// is its wait in the reorder buffer, the wait for the decider includes the
+// ask stage, and decide the shards' answers.
 var SpanNames = [...]string{"fetch", "gather", "prepare", "to decider", "decide", "stage", "to emitter", "emit"}
 
 // Spans splits t into the spans SpanNames names. They add up to
@@ -29,24 +33,33 @@ func Spans(t stream.BatchTimes) [len(SpanNames)]time.Duration {
 	return s
 }
 
-// BatchTimer keeps the BatchTimes a pipeline reports (stream.Deps.Timed).
-type BatchTimer struct {
+// BatchLog keeps the BatchTimes a pipeline reports (stream.Deps.Timed).
+type BatchLog struct {
 	mu    sync.Mutex
 	times []stream.BatchTimes
 }
 
 // Add keeps t; it is a stream.Deps.Timed.
-func (b *BatchTimer) Add(t stream.BatchTimes) {
+func (b *BatchLog) Add(t stream.BatchTimes) {
 	b.mu.Lock()
 	b.times = append(b.times, t)
 	b.mu.Unlock()
 }
 
-// Times returns the BatchTimes kept so far.
-func (b *BatchTimer) Times() []stream.BatchTimes {
+// Since returns the BatchTimes kept of batches whose records were all
+// produced at or after t (input timestamps are whole milliseconds): a
+// latency run's measured batches, without its warm-up's.
+func (b *BatchLog) Since(t time.Time) []stream.BatchTimes {
+	t = t.Truncate(time.Millisecond)
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return slices.Clone(b.times)
+	var out []stream.BatchTimes
+	for _, bt := range b.times {
+		if !bt.Oldest.Before(t) {
+			out = append(out, bt)
+		}
+	}
+	return out
 }
 
 // SpanMeans are the mean Spans of a set of batches.
@@ -59,7 +72,9 @@ type SpanMeans struct {
 // MeanSpans returns the mean spans of all of ts and of the slowest share of
 // them, by the time from their oldest record's input timestamp to their
 // output's acknowledgement (at least one batch when ts has any): whether a
-// tail is one span's or every span's.
+// tail is one span's or every span's. Each batch counts once, whatever its
+// records, so the slowest share of batches is not quite the records behind
+// a percentile.
 func MeanSpans(ts []stream.BatchTimes, share float64) (all, slowest SpanMeans) {
 	total := func(t stream.BatchTimes) time.Duration { return t.Emitted.Sub(t.Oldest) }
 	ts = slices.Clone(ts)

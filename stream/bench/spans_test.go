@@ -49,23 +49,38 @@ func TestMeanSpans(t *testing.T) {
 	if all.Batches != 100 || slow.Batches != 2 {
 		t.Fatalf("batches %d and %d, want 100 and 2", all.Batches, slow.Batches)
 	}
-	ms := func(d time.Duration) float64 { return d.Seconds() * 1e3 }
-	if got := ms(slow.Mean[5]); got != 15 {
-		t.Errorf("slowest 2%%: stage %v ms, want 15", got)
+	us := func(n int) time.Duration { return time.Duration(n) * time.Microsecond }
+	if got := slow.Mean[5]; got != us(15000) {
+		t.Errorf("slowest 2%%: stage %v, want 15ms", got)
 	}
-	if got := ms(slow.Mean[7]); got != 20.5 {
-		t.Errorf("slowest 2%%: emit %v ms, want 20.5", got)
+	if got := slow.Mean[7]; got != us(20500) {
+		t.Errorf("slowest 2%%: emit %v, want 20.5ms", got)
 	}
-	if got := ms(slow.Total); got != 36.5 { // 32 and 41
-		t.Errorf("slowest 2%%: %v ms in all, want 36.5", got)
+	if got := slow.Total; got != us(36500) { // 32 and 41
+		t.Errorf("slowest 2%%: %v in all, want 36.5ms", got)
 	}
-	if got := ms(all.Total); got != 2.69 { // 98 × 2, 32 and 41
-		t.Errorf("all: %v ms in all, want 2.69", got)
+	if got := all.Total; got != us(2690) { // 98 × 2, 32 and 41
+		t.Errorf("all: %v in all, want 2.69ms", got)
 	}
-	if _, slow := MeanSpans(ts[:3], 0.02); slow.Batches != 1 || ms(slow.Total) != 2 {
-		t.Errorf("a share under one batch: %d batches, %v ms; want the slowest one, 2 ms", slow.Batches, ms(slow.Total))
+	if _, slow := MeanSpans(ts[:3], 0.02); slow.Batches != 1 || slow.Total != us(2000) {
+		t.Errorf("a share under one batch: %d batches, %v; want the slowest one, 2ms", slow.Batches, slow.Total)
 	}
 	if all, slow := MeanSpans(nil, 0.02); all.Batches != 0 || slow.Batches != 0 || all.Total != 0 {
 		t.Errorf("no batches: %+v %+v", all, slow)
+	}
+}
+
+// TestBatchLogSince: a latency run's measured batches are those whose
+// records were all produced from its start on (to the millisecond, as Kafka
+// keeps timestamps), so the warm-up's batches are left out.
+func TestBatchLogSince(t *testing.T) {
+	start := time.Unix(1000, 123_456_789) // 1000.123456789 s
+	var log BatchLog
+	for _, oldest := range []time.Time{start.Add(-time.Second), start.Truncate(time.Millisecond), start.Add(time.Millisecond)} {
+		log.Add(stream.BatchTimes{Oldest: oldest})
+	}
+	got := log.Since(start)
+	if len(got) != 2 || !got[0].Oldest.Equal(start.Truncate(time.Millisecond)) {
+		t.Fatalf("Since kept %d batches (%v), want the two from the start's millisecond on", len(got), got)
 	}
 }

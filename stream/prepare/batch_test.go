@@ -112,7 +112,7 @@ func TestWorkersStopWhenDone(t *testing.T) {
 	var done sync.WaitGroup
 	for i := range msgs {
 		done.Add(1)
-		w.Prepare(&msgs[i], &items[i], &done)
+		w.Submit(&msgs[i], &items[i], &done)
 	}
 	w.Stop()
 	for i := range items {
@@ -120,7 +120,13 @@ func TestWorkersStopWhenDone(t *testing.T) {
 			t.Fatalf("item %d not prepared from its record when Stop returned", i)
 		}
 	}
-	done.Wait() // every record's Done was called: this returns
+	waited := make(chan struct{})
+	go func() { done.Wait(); close(waited) }()
+	select {
+	case <-waited: // every record's Done was called
+	case <-time.After(10 * time.Second):
+		t.Fatal("a record's Done was not called")
+	}
 }
 
 // BenchmarkBatchOfAFifth is a batch of batch.size 500 that goes with 110

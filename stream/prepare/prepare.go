@@ -125,7 +125,7 @@ func (p *Preparer) PrepareAll(msgs []kafka.Message, workers int, pool *sync.Pool
 	return items
 }
 
-// Workers prepare the records handed to them (Prepare, or a Batch's Add) on
+// Workers prepare the records handed to them (Submit, or a Batch's Add) on
 // goroutines that live until Stop: the pipeline keeps one set for a run,
 // through which every record is prepared as it is fetched.
 type Workers struct {
@@ -143,7 +143,7 @@ type job struct {
 
 // StartWorkers starts n workers (at least one), each with a Scratch from
 // pool (which holds *Scratch). Up to queue records wait for them before
-// Prepare blocks.
+// Submit blocks.
 func (p *Preparer) StartWorkers(n, queue int, pool *sync.Pool) *Workers {
 	w := &Workers{jobs: make(chan job, queue)}
 	for range max(n, 1) {
@@ -161,15 +161,15 @@ func (p *Preparer) StartWorkers(n, queue int, pool *sync.Pool) *Workers {
 	return w
 }
 
-// Prepare hands the record at m to a worker, which sets *item to its Item
-// and then calls done.Done (done.Add(1) is the caller's, before). m and
-// item must stay where they are until then.
-func (w *Workers) Prepare(m *kafka.Message, item *Item, done *sync.WaitGroup) {
+// Submit hands the record at m to a worker, which sets *item to its Item
+// (Preparer.Prepare) and then calls done.Done; done.Add(1) is the caller's,
+// before. m and item must stay where they are until then.
+func (w *Workers) Submit(m *kafka.Message, item *Item, done *sync.WaitGroup) {
 	w.jobs <- job{m, item, done}
 }
 
 // Stop waits for the records handed over to be prepared, then ends the
-// workers. Nothing may be handed to them after.
+// workers. Nothing may be handed to them after: no Submit, no Add.
 func (w *Workers) Stop() {
 	close(w.jobs)
 	w.wg.Wait()
@@ -178,8 +178,8 @@ func (w *Workers) Stop() {
 // Batch is a batch being prepared while it is gathered: each record added is
 // handed to the workers at once, so that by the time the batch is complete
 // most of it is prepared (the pipeline's fetch adds records as they arrive,
-// for up to batch.linger). Add and Wait are for one goroutine, and every
-// Batch started must be waited for before its Workers stop.
+// for up to batch.linger). Add and Wait are for one goroutine; Wait gives
+// the batch's buffers back, so every Batch started is waited for.
 //
 // The records and items are kept in chunks of chunkLen, taken from a pool
 // as records arrive and given back once Wait has copied them out: a batch
@@ -220,7 +220,7 @@ func (b *Batch) Add(m kafka.Message) int {
 	ch := b.chunks[c]
 	ch.msgs[i] = m
 	b.done.Add(1)
-	b.w.Prepare(&ch.msgs[i], &ch.items[i], &b.done)
+	b.w.Submit(&ch.msgs[i], &ch.items[i], &b.done)
 	b.n++
 	return b.n
 }

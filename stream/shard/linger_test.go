@@ -19,8 +19,9 @@ import (
 // process, 2 shards) with cfg's batching over n pages produced one at a time,
 // from the moment the pipeline has joined its group: the next once the
 // pipeline has processed the ones before it (gap 0), or once gap has passed
-// since the last. It returns the pipeline's counts.
-func trickleSharded(t *testing.T, batch stream.BatchConfig, n int, gap time.Duration) stream.Counts {
+// since the last. It returns the pipeline's counts. timed, if not nil, is
+// the pipeline's Deps.Timed.
+func trickleSharded(t *testing.T, batch stream.BatchConfig, n int, gap time.Duration, timed func(stream.BatchTimes)) stream.Counts {
 	t.Helper()
 	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 2, MinSessionTimeout: 100 * time.Millisecond})
 	if err != nil {
@@ -40,7 +41,7 @@ func trickleSharded(t *testing.T, batch stream.BatchConfig, n int, gap time.Dura
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir()}, 2)
+	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir()}, 2, timed)
 	msgs := make([]kafka.Message, n)
 	for i := range msgs {
 		msgs[i] = kafka.Message{Key: []byte(fmt.Sprint("p", i)),
@@ -66,7 +67,7 @@ func trickleSharded(t *testing.T, batch stream.BatchConfig, n int, gap time.Dura
 // minutes, so a front or a shard that held each batch for it would not
 // answer the first record before the one-minute deadline.
 func TestIdleShardedFilterDoesNotLinger(t *testing.T) {
-	c := trickleSharded(t, stream.BatchConfig{Linger: 10 * time.Minute}, 3, 0)
+	c := trickleSharded(t, stream.BatchConfig{Linger: 10 * time.Minute}, 3, 0, nil)
 	if c.Records != 3 || c.Batches != 3 {
 		t.Fatalf("records %d in %d batches, want 3 in 3 (each produced after the last was processed)", c.Records, c.Batches)
 	}
@@ -78,13 +79,28 @@ func TestIdleShardedFilterDoesNotLinger(t *testing.T) {
 // second arrives.
 func TestShardedHoldWhenIdleLingers(t *testing.T) {
 	for _, hold := range []bool{true, false} {
-		c := trickleSharded(t, stream.BatchConfig{Linger: 2 * time.Second, HoldWhenIdle: hold}, 2, 500*time.Millisecond)
+		c := trickleSharded(t, stream.BatchConfig{Linger: 2 * time.Second, HoldWhenIdle: hold}, 2, 500*time.Millisecond, nil)
 		want := int64(2)
 		if hold {
 			want = 1
 		}
 		if c.Records != 2 || c.Batches != want {
 			t.Fatalf("hold_when_idle %v: records %d in %d batches, want 2 in %d", hold, c.Records, c.Batches, want)
+		}
+	}
+}
+
+// TestTimedSharded: a sharded front reports each batch's moments to
+// Deps.Timed as the single-instance pipeline does (stream's
+// TestTimedBatches): one report a batch, every moment set and in stage
+// order — the fetch at its earliest record, before the reorder buffer let
+// the batch go.
+func TestTimedSharded(t *testing.T) {
+	var times streamtest.BatchTimes
+	c := trickleSharded(t, stream.BatchConfig{}, 40, 2*time.Millisecond, times.Add)
+	for i, bt := range times.Check(t, c) {
+		if bt.Records == 0 {
+			t.Errorf("batch %d: no records", i)
 		}
 	}
 }

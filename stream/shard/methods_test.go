@@ -141,7 +141,7 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 	cfg.EnsureDefaults()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir(), TTL: ttl}, shards)
+	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir(), TTL: ttl}, shards, nil)
 	n := int64(len(streamtest.ReadTopic(t, addr, "pages")))
 	waitErr := run.WaitFor(ctx, func() bool { return p.Counts().Records >= n }, 10*time.Millisecond)
 	if err := errors.Join(waitErr, stop()); err != nil {
@@ -164,12 +164,12 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 
 // startFilter starts a filter of cfg reading the topic "pages": sharded with
 // shards > 0 (a front and a shard server in process), else on a single
-// state. stop stops it, closes what it opened and returns what its pipeline
-// and server returned.
-func startFilter(t *testing.T, ctx context.Context, cfg stream.Config, m lsh.Method, so state.Options, shards int) (p *stream.Pipeline, run *stream.Running, stop func() error) {
+// state; timed, if not nil, is its Deps.Timed. stop stops it, closes what it
+// opened and returns what its pipeline and server returned.
+func startFilter(t *testing.T, ctx context.Context, cfg stream.Config, m lsh.Method, so state.Options, shards int, timed func(stream.BatchTimes)) (p *stream.Pipeline, run *stream.Running, stop func() error) {
 	t.Helper()
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
-	deps := stream.Deps{Logger: log, Cleaner: clean.New(clean.Options{}), Method: m, ReorderIdle: 250 * time.Millisecond}
+	deps := stream.Deps{Logger: log, Cleaner: clean.New(clean.Options{}), Method: m, ReorderIdle: 250 * time.Millisecond, Timed: timed}
 	var srv *Server
 	var closers []func() error // in the order they are closed
 	if shards == 0 {

@@ -7,6 +7,8 @@ package streamtest
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -141,4 +143,50 @@ func Headers(m kafka.Message) map[string]string {
 		h[hd.Key] = string(hd.Value)
 	}
 	return h
+}
+
+// BatchTimes collects what a pipeline reports to stream.Deps.Timed (Add is
+// the hook) and checks it.
+type BatchTimes struct {
+	mu  sync.Mutex
+	got []stream.BatchTimes
+}
+
+// Add keeps t.
+func (b *BatchTimes) Add(t stream.BatchTimes) {
+	b.mu.Lock()
+	b.got = append(b.got, t)
+	b.mu.Unlock()
+}
+
+// Check fails t unless one BatchTimes was reported for each of c's batches,
+// holding c's records between them, with every moment set and in stage
+// order. It returns them.
+func (b *BatchTimes) Check(t testing.TB, c stream.Counts) []stream.BatchTimes {
+	t.Helper()
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if int64(len(b.got)) != c.Batches || c.Batches == 0 {
+		t.Fatalf("Timed called %d times for %d batches, want one a batch", len(b.got), c.Batches)
+	}
+	records := 0
+	for i, bt := range b.got {
+		records += bt.Records
+		moments := []struct {
+			name string
+			at   time.Time
+		}{{"oldest input timestamp", bt.Oldest}, {"fetched", bt.Fetched}, {"gathered", bt.Gathered}, {"prepared", bt.Prepared},
+			{"deciding", bt.Deciding}, {"decided", bt.Decided}, {"staged", bt.Staged}, {"emitting", bt.Emitting}, {"emitted", bt.Emitted}}
+		for j, m := range moments {
+			if m.at.IsZero() {
+				t.Errorf("batch %d: %s not set", i, m.name)
+			} else if j > 0 && m.at.Before(moments[j-1].at) {
+				t.Errorf("batch %d: %s at %v, before %s at %v", i, m.name, m.at, moments[j-1].name, moments[j-1].at)
+			}
+		}
+	}
+	if int64(records) != c.Records {
+		t.Errorf("the batches reported %d records, the pipeline counted %d", records, c.Records)
+	}
+	return slices.Clone(b.got)
 }
