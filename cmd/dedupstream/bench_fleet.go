@@ -373,6 +373,10 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 			"throughput run stored\n\n", l.Docs, bench.LatencyWarmup, l.Produced, idle, r.records)
 		printLatencyTable(w, r.floor, nil, "dedupstream fleet", l)
 		fmt.Fprintf(w, "\nthe instances' CPU during the latency run: %.1f s, %.0f µs a record\n", r.latencyCPU.Seconds(), r.latencyCPUPerRecord())
+		if l.BrokerKnown {
+			fmt.Fprintf(w, "the broker process's CPU meanwhile: %.1f s, %.0f µs a record; this process's (producer, read-back): %.1f s, %.0f µs a record\n",
+				l.BrokerCPU.Seconds(), perRecord(l.BrokerCPU, l.Docs), l.CPU.Seconds(), perRecord(l.CPU, l.Docs))
+		}
 	}
 	latRate := "-"
 	if r.latency != nil {
@@ -381,9 +385,13 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f max_peak_anon_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f failover_s=%.2f",
 		r.instances, r.shards, r.pin, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
 		float64(r.maxRSS)/1e6, float64(r.maxAnon)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.balance, r.rebuild.Seconds(), r.failover.seconds())
-	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s latency_cpu_us=%.0f\n",
+	latBroker := "-"
+	if r.latency != nil && r.latency.BrokerKnown {
+		latBroker = fmt.Sprintf("%.0f", perRecord(r.latency.BrokerCPU, r.latency.Docs))
+	}
+	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s latency_cpu_us=%.0f latency_broker_us=%s\n",
 		latRate, latencyMS(r.floor, 0.5), latencyMS(r.floor, 0.99), latencyMS(r.floor, 1),
-		latencyMS(r.latency, 0.5), latencyMS(r.latency, 0.99), latencyMS(r.latency, 1), r.latencyCPUPerRecord())
+		latencyMS(r.latency, 0.5), latencyMS(r.latency, 0.99), latencyMS(r.latency, 1), r.latencyCPUPerRecord(), latBroker)
 }
 
 // processed is how many documents the fleet filtered: the throughput run's,
@@ -400,5 +408,5 @@ func (r *fleetRun) latencyCPUPerRecord() float64 {
 	if r.latency == nil || r.latency.Docs == 0 {
 		return 0
 	}
-	return r.latencyCPU.Seconds() * 1e6 / float64(bench.LatencyWarmup+r.latency.Docs)
+	return perRecord(r.latencyCPU, bench.LatencyWarmup+r.latency.Docs)
 }

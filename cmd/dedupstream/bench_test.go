@@ -189,6 +189,12 @@ func TestBenchFleet(t *testing.T) {
 	if p50, p99, top := mustFloat(t, f["p50_ms"]), mustFloat(t, f["p99_ms"]), mustFloat(t, f["max_ms"]); p50 > p99 || p99 > top {
 		t.Errorf("fleet latency p50 %v, p99 %v, max %v ms: not in order", p50, p99, top)
 	}
+	// The bench's own broker: its CPU in the latency run is read from /proc.
+	if runtime.GOOS == "linux" {
+		if mustFloat(t, f["latency_broker_us"]) <= 0 || !strings.Contains(out, "the broker process's CPU meanwhile: ") {
+			t.Errorf("latency_broker_us=%s, want > 0 and a line of the broker's CPU", f["latency_broker_us"])
+		}
+	}
 	if !strings.Contains(out, "| dedupstream fleet | 200 |") {
 		t.Errorf("no latency row of the fleet's 200 documents in:\n%s", tail(out, 3000))
 	}
