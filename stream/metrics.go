@@ -108,7 +108,7 @@ type BatchTimes struct {
 	// in whole milliseconds, set by the producer (or by the broker, for a
 	// topic of LogAppendTime), so on another host's clock.
 	Oldest   time.Time
-	Fetched  time.Time // its first record fetched (sharded mode: its earliest)
+	Fetched  time.Time // the first of its records fetched (sharded mode: the first to enter the reorder buffer)
 	Gathered time.Time // the fetch let the batch go (batch.linger's rule)
 	Prepared time.Time // its last records prepared
 	Deciding time.Time // taken up by the decider
@@ -116,6 +116,14 @@ type BatchTimes struct {
 	Staged   time.Time // state writes staged
 	Emitting time.Time // taken up by the emitter
 	Emitted  time.Time // its output acknowledged
+}
+
+// MomentNames name BatchTimes.Moments, in order.
+var MomentNames = [...]string{"oldest input timestamp", "fetched", "gathered", "prepared", "deciding", "decided", "staged", "emitting", "emitted"}
+
+// Moments returns t's moments in stage order, from Oldest to Emitted.
+func (t BatchTimes) Moments() [len(MomentNames)]time.Time {
+	return [...]time.Time{t.Oldest, t.Fetched, t.Gathered, t.Prepared, t.Deciding, t.Decided, t.Staged, t.Emitting, t.Emitted}
 }
 
 // withRecords returns t with Records and Oldest those of msgs, its batch.

@@ -372,9 +372,9 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 			"per record from the input record's timestamp to the output record's read-back; with the %d documents of the\n"+
 			"throughput run stored\n\n", l.Docs, bench.LatencyWarmup, l.Produced, idle, r.records)
 		printLatencyTable(w, r.floor, nil, "dedupstream fleet", l)
-		fmt.Fprintf(w, "\nthe instances' CPU during the latency run: %.1f s, %.0f µs a record\n", r.latencyCPU.Seconds(), r.latencyCPUPerRecord())
+		fmt.Fprintf(w, "\nthe instances' CPU during the latency run (its warm-up included): %.1f s, %.0f µs a record\n", r.latencyCPU.Seconds(), r.latencyCPUPerRecord())
 		if l.BrokerKnown {
-			fmt.Fprintf(w, "the broker process's CPU meanwhile: %.1f s, %.0f µs a record; this process's (producer, read-back): %.1f s, %.0f µs a record\n",
+			fmt.Fprintf(w, "while the measured records were produced and read back, the broker process's CPU: %.1f s, %.0f µs a record; this process's (producer, read-back): %.1f s, %.0f µs a record\n",
 				l.BrokerCPU.Seconds(), perRecord(l.BrokerCPU, l.Docs), l.CPU.Seconds(), perRecord(l.CPU, l.Docs))
 		}
 	}

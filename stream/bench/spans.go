@@ -22,10 +22,10 @@ import (
 // ask stage, and decide the shards' answers.
 var SpanNames = [...]string{"fetch", "gather", "prepare", "to decider", "decide", "stage", "to emitter", "emit"}
 
-// Spans splits t into the spans SpanNames names. They add up to
-// t.Emitted - t.Oldest.
+// Spans splits t into the spans SpanNames names, between its consecutive
+// Moments. They add up to t.Emitted - t.Oldest.
 func Spans(t stream.BatchTimes) [len(SpanNames)]time.Duration {
-	at := [...]time.Time{t.Oldest, t.Fetched, t.Gathered, t.Prepared, t.Deciding, t.Decided, t.Staged, t.Emitting, t.Emitted}
+	at := t.Moments()
 	var s [len(SpanNames)]time.Duration
 	for i := range s {
 		s[i] = at[i+1].Sub(at[i])

@@ -179,7 +179,8 @@ func (w *Workers) Stop() {
 // handed to the workers at once, so that by the time the batch is complete
 // most of it is prepared (the pipeline's fetch adds records as they arrive,
 // for up to batch.linger). Add and Wait are for one goroutine; Wait gives
-// the batch's buffers back, so every Batch started is waited for.
+// the batch's buffers back, so every Batch that Workers.Batch makes is
+// waited for.
 //
 // The records and items are kept in chunks of chunkLen, taken from a pool
 // as records arrive and given back once Wait has copied them out: a batch
@@ -208,7 +209,7 @@ func (w *Workers) Batch(size int) *Batch {
 }
 
 // Add adds m, the next record, and returns how many the batch holds. A
-// batch holds at most the size it was started with.
+// batch holds at most the size Workers.Batch was given.
 func (b *Batch) Add(m kafka.Message) int {
 	if b.n == b.size {
 		panic("prepare: Batch.Add beyond the batch's size")

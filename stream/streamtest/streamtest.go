@@ -172,16 +172,12 @@ func (b *BatchTimes) Check(t testing.TB, c stream.Counts) []stream.BatchTimes {
 	records := 0
 	for i, bt := range b.got {
 		records += bt.Records
-		moments := []struct {
-			name string
-			at   time.Time
-		}{{"oldest input timestamp", bt.Oldest}, {"fetched", bt.Fetched}, {"gathered", bt.Gathered}, {"prepared", bt.Prepared},
-			{"deciding", bt.Deciding}, {"decided", bt.Decided}, {"staged", bt.Staged}, {"emitting", bt.Emitting}, {"emitted", bt.Emitted}}
-		for j, m := range moments {
-			if m.at.IsZero() {
-				t.Errorf("batch %d: %s not set", i, m.name)
-			} else if j > 0 && m.at.Before(moments[j-1].at) {
-				t.Errorf("batch %d: %s at %v, before %s at %v", i, m.name, m.at, moments[j-1].name, moments[j-1].at)
+		at := bt.Moments()
+		for j, m := range at {
+			if m.IsZero() {
+				t.Errorf("batch %d: %s not set", i, stream.MomentNames[j])
+			} else if j > 0 && m.Before(at[j-1]) {
+				t.Errorf("batch %d: %s at %v, before %s at %v", i, stream.MomentNames[j], m, stream.MomentNames[j-1], at[j-1])
 			}
 		}
 	}
