@@ -26,6 +26,9 @@ type metrics struct {
 	similarity  prometheus.Histogram
 	lag         *prometheus.GaugeVec   // by partition
 	charset     *prometheus.CounterVec // by charset
+	// latency is each record's time from its input timestamp to its
+	// output's acknowledgement (observeLatency).
+	latency prometheus.Histogram
 }
 
 // The broker operations dedupstream_retries_total counts, its op label.
@@ -59,6 +62,11 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "dedupstream_stage_duration_seconds", Help: "Time per batch spent in each pipeline stage.",
 			Buckets: prometheus.ExponentialBuckets(0.0005, 2, 14),
 		}, []string{"stage"}),
+		latency: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "dedupstream_record_latency_seconds",
+			Help:    "Time from each input record's timestamp (its producer's clock, or the broker's for LogAppendTime) to the acknowledgement of its output: end to end, as Kafka Streams' record-e2e-latency.",
+			Buckets: prometheus.ExponentialBuckets(0.001, 2, 18),
+		}),
 		batchSize: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name: "dedupstream_batch_records", Help: "Records per processed batch.",
 			Buckets: prometheus.ExponentialBuckets(1, 2, 14),
@@ -91,7 +99,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.records, m.deadLetter, m.dropped, m.replayed, m.candidates,
-			m.capped, m.stage, m.batchSize, m.retries, m.lookupCands, m.similarity, m.lag, m.charset)
+			m.capped, m.stage, m.batchSize, m.retries, m.lookupCands, m.similarity, m.lag, m.charset, m.latency)
 	}
 	return m
 }
@@ -135,4 +143,15 @@ func (t BatchTimes) withRecords(msgs []kafka.Message) BatchTimes {
 		}
 	}
 	return t
+}
+
+// observeLatency records, for each of a batch's records, the time from its
+// input timestamp to acked, when its output was acknowledged. A record with
+// no timestamp is left out; one from a clock ahead of ours counts as 0.
+func (m *metrics) observeLatency(msgs []kafka.Message, acked time.Time) {
+	for i := range msgs {
+		if t := msgs[i].Time; !t.IsZero() {
+			m.latency.Observe(max(acked.Sub(t), 0).Seconds())
+		}
+	}
 }

@@ -581,6 +581,7 @@ func (p *Pipeline) emitBatch(ctx context.Context) func(*batch) error {
 			return err
 		}
 		b.times.Emitting, b.times.Emitted = start, p.observe(TimedEmit, start)
+		p.m.observeLatency(b.msgs, b.times.Emitted)
 		if p.timed != nil {
 			p.timed(b.times.withRecords(b.msgs))
 		}
