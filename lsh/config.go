@@ -26,7 +26,7 @@ import (
 //	simhash       shingling, simhash.*, seed
 //	imatch        imatch.*
 type Config struct {
-	Method        string `yaml:"method"` // one of MethodNames; "" → minhash
+	Method        string `yaml:"method"` // one of MethodNames; "" → oph (DefaultMethod)
 	Params        Params `yaml:",inline"`
 	ShingleOffset int    `yaml:"shingle_offset"` // keep every n-th window; 0 → 1
 	CharNgrams    bool   `yaml:"char_ngrams"`    // shingles are n-grams of `shingle` runes

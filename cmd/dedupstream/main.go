@@ -20,7 +20,7 @@ commands:
   bench    measure the filter end to end against a plain passthrough
   gen      generate labelled near-duplicate pages (JSONL and/or Kafka) and their ground truth
   eval     score sketch methods and thresholds against labelled pages or a real corpus
-  state    stats, backup, restore or compact a state directory
+  state    stats, backup, restore, compact or collect a state directory
   compare  every similarity measure and sketch estimate of two documents (files, or ids/URLs in --state)
   broker   run an embedded Kafka-protocol broker on loopback
   config   print the effective configuration (file, env, flags, defaults) with secrets redacted

@@ -100,12 +100,12 @@ func (r Row) problem() string {
 	sends := fmt.Sprintf("%s (API key %d) is sent by kafka-go %s's %s as %s", r.Name(), r.Key, KafkaGo, r.Part, r.Versions())
 	switch {
 	case !r.Offered:
-		return sends + ", but the broker does not offer it at all; it is needed for " + r.Use + ": use a broker that has it (README, Compatibility)"
+		return sends + ", but the broker does not offer it at all; it is needed for " + r.Use + ": use a broker that has it (README, Kafka compatibility)"
 	case r.Sent < 0 || r.Sent > r.Broker.Max:
-		return fmt.Sprintf("%s, but the broker accepts only %s: the broker is older than kafka-go supports; upgrade it (README, Compatibility)", sends, r.Broker)
+		return fmt.Sprintf("%s, but the broker accepts only %s: the broker is older than kafka-go supports; upgrade it (README, Kafka compatibility)", sends, r.Broker)
 	default:
 		return fmt.Sprintf("%s and would send v%d, but the broker accepts only %s: this broker removed the version kafka-go sends; "+
-			"run a broker release that still accepts it (README, Compatibility) until dedupstream moves to a kafka-go that sends v%d or later", sends, r.Sent, r.Broker, r.Broker.Min)
+			"run a broker release that still accepts it (README, Kafka compatibility) until dedupstream moves to a kafka-go that sends v%d or later", sends, r.Sent, r.Broker, r.Broker.Min)
 	}
 }
 
