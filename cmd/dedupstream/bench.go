@@ -413,5 +413,9 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 	if run.BrokerKnown {
 		brokerCPU = fmt.Sprintf("%.1f", run.BrokerCPU.Seconds())
 	}
-	fmt.Fprintf(w, " broker_cpu_s=%s latency_cores=%s\n", brokerCPU, busy)
+	metricP99 := "-"
+	if lrun != nil && lrun.MetricP99 > 0 {
+		metricP99 = fmt.Sprintf("%.1f", lrun.MetricP99.Seconds()*1e3)
+	}
+	fmt.Fprintf(w, " broker_cpu_s=%s latency_cores=%s metric_p99_ms=%s\n", brokerCPU, busy, metricP99)
 }

@@ -54,6 +54,11 @@ type LatencyRun struct {
 	// Spans and SlowSpans are the mean spans of the filter's batches (in
 	// process), all of them and the slowest SlowShare (MeanSpans).
 	Spans, SlowSpans SpanMeans
+	// MetricP50 and MetricP99 are the in-process filter's own estimate of
+	// its latency, from its dedupstream_record_latency_seconds
+	// (HistogramQuantile; the warm-up included, the read-back not); zero
+	// when unknown.
+	MetricP50, MetricP99 time.Duration
 }
 
 // SlowShare is the share of a latency run's batches whose spans LatencyRun's

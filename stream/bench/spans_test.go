@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/dedupstream/dedupstream/stream"
 )
 
@@ -82,5 +84,32 @@ func TestBatchLogSince(t *testing.T) {
 	got := log.Since(start)
 	if len(got) != 2 || !got[0].Oldest.Equal(start.Truncate(time.Millisecond)) {
 		t.Fatalf("Since kept %d batches (%v), want the two from the start's millisecond on", len(got), got)
+	}
+}
+
+// TestHistogramQuantile: the quantile is interpolated within its bucket, as
+// histogram_quantile does, and is the last bound past the last bucket.
+func TestHistogramQuantile(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "x_seconds", Buckets: []float64{1, 2, 4}})
+	reg.MustRegister(h)
+	if _, ok := HistogramQuantile(reg, "x_seconds", 0.5); ok {
+		t.Errorf("an empty histogram gave a quantile")
+	}
+	for _, v := range []float64{0.5, 0.5, 1.5, 1.5, 3, 3, 3, 3, 10, 10} { // 2 ≤ 1, 4 ≤ 2, 8 ≤ 4, 10 in all
+		h.Observe(v)
+	}
+	for _, c := range []struct{ q, want float64 }{
+		{0.1, 0.5}, // rank 1 of the first bucket's 2: halfway from 0 to 1
+		{0.3, 1.5}, // rank 3: halfway through (1, 2], which holds ranks 3 and 4
+		{0.6, 3},   // rank 6: halfway through (2, 4], ranks 5 to 8
+		{0.99, 4},  // past the last finite bound
+	} {
+		if got, ok := HistogramQuantile(reg, "x_seconds", c.q); !ok || got != c.want {
+			t.Errorf("q %v: %v (%t), want %v", c.q, got, ok, c.want)
+		}
+	}
+	if _, ok := HistogramQuantile(reg, "y_seconds", 0.5); ok {
+		t.Errorf("a histogram not gathered gave a quantile")
 	}
 }
