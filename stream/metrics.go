@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -132,6 +134,27 @@ var MomentNames = [...]string{"oldest input timestamp", "fetched", "gathered", "
 // Moments returns t's moments in stage order, from Oldest to Emitted.
 func (t BatchTimes) Moments() [len(MomentNames)]time.Time {
 	return [...]time.Time{t.Oldest, t.Fetched, t.Gathered, t.Prepared, t.Deciding, t.Decided, t.Staged, t.Emitting, t.Emitted}
+}
+
+// BatchLog keeps the BatchTimes a pipeline reports: its Add is a
+// Deps.Timed (bench's latency mode, tests).
+type BatchLog struct {
+	mu    sync.Mutex
+	times []BatchTimes
+}
+
+// Add keeps t.
+func (l *BatchLog) Add(t BatchTimes) {
+	l.mu.Lock()
+	l.times = append(l.times, t)
+	l.mu.Unlock()
+}
+
+// Batches returns the BatchTimes kept so far, in the order reported.
+func (l *BatchLog) Batches() []BatchTimes {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.times)
 }
 
 // withRecords returns t with Records and Oldest those of msgs, its batch.

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
@@ -17,7 +18,7 @@ import (
 // each record's time from its input timestamp to then.
 func TestTimedBatches(t *testing.T) {
 	h := newHarness(t, 2)
-	var times streamtest.BatchTimes
+	var times stream.BatchLog
 	h.timed = times.Add
 	reg := prometheus.NewRegistry()
 	h.reg = reg
@@ -40,7 +41,7 @@ func TestTimedBatches(t *testing.T) {
 	if c.Records != int64(len(msgs)) || c.Batches < 2 {
 		t.Fatalf("processed %d records of %d in %d batches, want several", c.Records, len(msgs), c.Batches)
 	}
-	got := times.Check(t, c)
+	got := streamtest.CheckBatchTimes(t, c, times.Batches())
 	earliest := got[0].Oldest
 	for i, bt := range got {
 		if !sent[bt.Oldest.UnixMilli()] {

@@ -54,7 +54,7 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		return nil, err
 	}
 	defer closeLog()
-	var batches bench.BatchLog
+	var batches stream.BatchLog
 	a, err := newApp(cfg, log, func(d *stream.Deps) { d.Timed = batches.Add })
 	if err != nil {
 		return nil, err
@@ -90,11 +90,9 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 		run.Settled = settled
 		run.StageTail = bench.StageTail(a.reg)
 		run.StageSeconds = bench.StageSeconds(a.reg)
-		run.Spans, run.SlowSpans = bench.MeanSpans(batches.Since(run.Start), bench.SlowShare)
-		p50, ok50 := bench.HistogramQuantile(a.reg, "dedupstream_record_latency_seconds", 0.5)
-		p99, ok99 := bench.HistogramQuantile(a.reg, "dedupstream_record_latency_seconds", 0.99)
-		if ok50 && ok99 {
-			run.MetricP50, run.MetricP99 = time.Duration(p50*float64(time.Second)), time.Duration(p99*float64(time.Second))
+		run.Spans, run.SlowSpans = bench.MeanSpans(bench.Measured(batches.Batches(), run.Start), bench.SlowShare)
+		if q, ok := bench.HistogramQuantiles(a.reg, "dedupstream_record_latency_seconds", 0.5, 0.99); ok {
+			run.MetricP50, run.MetricP99 = time.Duration(q[0]*float64(time.Second)), time.Duration(q[1]*float64(time.Second))
 		}
 	}
 	if cerr := a.close(); err == nil {

@@ -56,7 +56,7 @@ type LatencyRun struct {
 	Spans, SlowSpans SpanMeans
 	// MetricP50 and MetricP99 are the in-process filter's own estimate of
 	// its latency, from its dedupstream_record_latency_seconds
-	// (HistogramQuantile; the warm-up included, the read-back not); zero
+	// (HistogramQuantiles; the warm-up included, the read-back not); zero
 	// when unknown.
 	MetricP50, MetricP99 time.Duration
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/dedupstream/dedupstream/stream"
@@ -33,29 +32,14 @@ func Spans(t stream.BatchTimes) [len(SpanNames)]time.Duration {
 	return s
 }
 
-// BatchLog keeps the BatchTimes a pipeline reports (stream.Deps.Timed).
-type BatchLog struct {
-	mu    sync.Mutex
-	times []stream.BatchTimes
-}
-
-// Add keeps t; it is a stream.Deps.Timed.
-func (b *BatchLog) Add(t stream.BatchTimes) {
-	b.mu.Lock()
-	b.times = append(b.times, t)
-	b.mu.Unlock()
-}
-
-// Since returns the BatchTimes kept of batches whose records were all
-// produced at or after t (input timestamps are whole milliseconds): a
-// latency run's measured batches, without its warm-up's.
-func (b *BatchLog) Since(t time.Time) []stream.BatchTimes {
-	t = t.Truncate(time.Millisecond)
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// Measured returns those of ts whose records were all produced at or after
+// start (input timestamps are whole milliseconds): a latency run's measured
+// batches, without its warm-up's.
+func Measured(ts []stream.BatchTimes, start time.Time) []stream.BatchTimes {
+	start = start.Truncate(time.Millisecond)
 	var out []stream.BatchTimes
-	for _, bt := range b.times {
-		if !bt.Oldest.Before(t) {
+	for _, bt := range ts {
+		if !bt.Oldest.Before(start) {
 			out = append(out, bt)
 		}
 	}
@@ -66,7 +50,16 @@ func (b *BatchLog) Since(t time.Time) []stream.BatchTimes {
 type SpanMeans struct {
 	Batches int
 	Mean    [len(SpanNames)]time.Duration
-	Total   time.Duration // the mean time from the oldest input timestamp to the acknowledgement
+}
+
+// Total is the mean time from the oldest input timestamp to the
+// acknowledgement: the spans' means added up.
+func (m SpanMeans) Total() time.Duration {
+	var t time.Duration
+	for _, d := range m.Mean {
+		t += d
+	}
+	return t
 }
 
 // MeanSpans returns the mean spans of all of ts and of the slowest share of
@@ -85,17 +78,14 @@ func MeanSpans(ts []stream.BatchTimes, share float64) (all, slowest SpanMeans) {
 			return m
 		}
 		var sum [len(SpanNames)]time.Duration
-		var all time.Duration
 		for _, t := range ts {
 			for i, s := range Spans(t) {
 				sum[i] += s
 			}
-			all += total(t)
 		}
 		for i := range sum {
 			m.Mean[i] = sum[i] / time.Duration(len(ts))
 		}
-		m.Total = all / time.Duration(len(ts))
 		return m
 	}
 	n := 0
@@ -111,5 +101,5 @@ func (m SpanMeans) String() string {
 	for i, name := range SpanNames {
 		parts[i] = fmt.Sprintf("%s %.1f", name, m.Mean[i].Seconds()*1e3)
 	}
-	return fmt.Sprintf("%s ms: %.1f in all", strings.Join(parts, ", "), m.Total.Seconds()*1e3)
+	return fmt.Sprintf("%s ms: %.1f in all", strings.Join(parts, ", "), m.Total().Seconds()*1e3)
 }

@@ -58,42 +58,42 @@ func TestMeanSpans(t *testing.T) {
 	if got := slow.Mean[7]; got != us(20500) {
 		t.Errorf("slowest 2%%: emit %v, want 20.5ms", got)
 	}
-	if got := slow.Total; got != us(36500) { // 32 and 41
+	if got := slow.Total(); got != us(36500) { // 32 and 41
 		t.Errorf("slowest 2%%: %v in all, want 36.5ms", got)
 	}
-	if got := all.Total; got != us(2690) { // 98 × 2, 32 and 41
+	if got := all.Total(); got != us(2690) { // 98 × 2, 32 and 41
 		t.Errorf("all: %v in all, want 2.69ms", got)
 	}
-	if _, slow := MeanSpans(ts[:3], 0.02); slow.Batches != 1 || slow.Total != us(2000) {
-		t.Errorf("a share under one batch: %d batches, %v; want the slowest one, 2ms", slow.Batches, slow.Total)
+	if _, slow := MeanSpans(ts[:3], 0.02); slow.Batches != 1 || slow.Total() != us(2000) {
+		t.Errorf("a share under one batch: %d batches, %v; want the slowest one, 2ms", slow.Batches, slow.Total())
 	}
-	if all, slow := MeanSpans(nil, 0.02); all.Batches != 0 || slow.Batches != 0 || all.Total != 0 {
+	if all, slow := MeanSpans(nil, 0.02); all.Batches != 0 || slow.Batches != 0 || all.Total() != 0 {
 		t.Errorf("no batches: %+v %+v", all, slow)
 	}
 }
 
-// TestBatchLogSince: a latency run's measured batches are those whose
-// records were all produced from its start on (to the millisecond, as Kafka
-// keeps timestamps), so the warm-up's batches are left out.
-func TestBatchLogSince(t *testing.T) {
+// TestMeasured: a latency run's measured batches are those whose records
+// were all produced from its start on (to the millisecond, as Kafka keeps
+// timestamps), so the warm-up's batches are left out.
+func TestMeasured(t *testing.T) {
 	start := time.Unix(1000, 123_456_789) // 1000.123456789 s
-	var log BatchLog
+	var ts []stream.BatchTimes
 	for _, oldest := range []time.Time{start.Add(-time.Second), start.Truncate(time.Millisecond), start.Add(time.Millisecond)} {
-		log.Add(stream.BatchTimes{Oldest: oldest})
+		ts = append(ts, stream.BatchTimes{Oldest: oldest})
 	}
-	got := log.Since(start)
+	got := Measured(ts, start)
 	if len(got) != 2 || !got[0].Oldest.Equal(start.Truncate(time.Millisecond)) {
-		t.Fatalf("Since kept %d batches (%v), want the two from the start's millisecond on", len(got), got)
+		t.Fatalf("Measured kept %d batches (%v), want the two from the start's millisecond on", len(got), got)
 	}
 }
 
-// TestHistogramQuantile: the quantile is interpolated within its bucket, as
+// TestHistogramQuantiles: the quantile is interpolated within its bucket, as
 // histogram_quantile does, and is the last bound past the last bucket.
-func TestHistogramQuantile(t *testing.T) {
+func TestHistogramQuantiles(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	h := prometheus.NewHistogram(prometheus.HistogramOpts{Name: "x_seconds", Buckets: []float64{1, 2, 4}})
 	reg.MustRegister(h)
-	if _, ok := HistogramQuantile(reg, "x_seconds", 0.5); ok {
+	if _, ok := HistogramQuantiles(reg, "x_seconds", 0.5); ok {
 		t.Errorf("an empty histogram gave a quantile")
 	}
 	for _, v := range []float64{0.5, 0.5, 1.5, 1.5, 3, 3, 3, 3, 10, 10} { // 2 ≤ 1, 4 ≤ 2, 8 ≤ 4, 10 in all
@@ -105,11 +105,11 @@ func TestHistogramQuantile(t *testing.T) {
 		{0.6, 3},   // rank 6: halfway through (2, 4], ranks 5 to 8
 		{0.99, 4},  // past the last finite bound
 	} {
-		if got, ok := HistogramQuantile(reg, "x_seconds", c.q); !ok || got != c.want {
+		if got, ok := HistogramQuantiles(reg, "x_seconds", c.q); !ok || got[0] != c.want {
 			t.Errorf("q %v: %v (%t), want %v", c.q, got, ok, c.want)
 		}
 	}
-	if _, ok := HistogramQuantile(reg, "y_seconds", 0.5); ok {
+	if _, ok := HistogramQuantiles(reg, "y_seconds", 0.5); ok {
 		t.Errorf("a histogram not gathered gave a quantile")
 	}
 }

@@ -63,39 +63,47 @@ func eachStage(g prometheus.Gatherer, f func(*dto.Histogram) string) string {
 	return strings.Join(parts, ", ")
 }
 
-// HistogramQuantile estimates the q-quantile (0 < q ≤ 1) of the histogram
-// named name (one without labels) that g gathers, as Prometheus'
+// HistogramQuantiles estimates the qs-quantiles (0 < q ≤ 1) of the
+// histogram named name (one without labels) that g gathers, as Prometheus'
 // histogram_quantile does: by linear interpolation within the bucket that
-// holds it (the first bucket's lower bound is 0; a quantile past the last
+// holds each (the first bucket's lower bound is 0; a quantile past the last
 // finite bound is that bound). ok is false when g has no such histogram or
 // it is empty.
-func HistogramQuantile(g prometheus.Gatherer, name string, q float64) (v float64, ok bool) {
+func HistogramQuantiles(g prometheus.Gatherer, name string, qs ...float64) (vs []float64, ok bool) {
 	mfs, err := g.Gather()
 	if err != nil {
-		return 0, false
+		return nil, false
 	}
 	for _, mf := range mfs {
 		if mf.GetName() != name || len(mf.GetMetric()) != 1 {
 			continue
 		}
 		h := mf.GetMetric()[0].GetHistogram()
-		n := h.GetSampleCount()
-		if n == 0 {
-			return 0, false
+		if h.GetSampleCount() == 0 {
+			return nil, false
 		}
-		rank := q * float64(n)
-		lower, below := 0.0, 0.0
-		for _, b := range h.GetBucket() {
-			upper, cum := b.GetUpperBound(), float64(b.GetCumulativeCount())
-			if cum >= rank {
-				if cum == below {
-					return upper, true
-				}
-				return lower + (upper-lower)*(rank-below)/(cum-below), true
-			}
-			lower, below = upper, cum
+		vs = make([]float64, len(qs))
+		for i, q := range qs {
+			vs[i] = quantile(h, q)
 		}
-		return lower, true
+		return vs, true
 	}
-	return 0, false
+	return nil, false
+}
+
+// quantile is HistogramQuantiles' estimate of one quantile of h.
+func quantile(h *dto.Histogram, q float64) float64 {
+	rank := q * float64(h.GetSampleCount())
+	lower, below := 0.0, 0.0
+	for _, b := range h.GetBucket() {
+		upper, cum := b.GetUpperBound(), float64(b.GetCumulativeCount())
+		if cum >= rank {
+			if cum == below {
+				return upper
+			}
+			return lower + (upper-lower)*(rank-below)/(cum-below)
+		}
+		lower, below = upper, cum
+	}
+	return lower
 }

@@ -7,8 +7,6 @@ package streamtest
 import (
 	"context"
 	"errors"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -145,32 +143,17 @@ func Headers(m kafka.Message) map[string]string {
 	return h
 }
 
-// BatchTimes collects what a pipeline reports to stream.Deps.Timed (Add is
-// the hook) and checks it.
-type BatchTimes struct {
-	mu  sync.Mutex
-	got []stream.BatchTimes
-}
-
-// Add keeps t.
-func (b *BatchTimes) Add(t stream.BatchTimes) {
-	b.mu.Lock()
-	b.got = append(b.got, t)
-	b.mu.Unlock()
-}
-
-// Check fails t unless one BatchTimes was reported for each of c's batches,
-// holding c's records between them, with every moment set and in stage
-// order. It returns them.
-func (b *BatchTimes) Check(t testing.TB, c stream.Counts) []stream.BatchTimes {
+// CheckBatchTimes fails t unless got — what a pipeline reported to
+// stream.Deps.Timed (stream.BatchLog) — has one BatchTimes for each of c's
+// batches, holding c's records between them, with every moment set and in
+// stage order. It returns got.
+func CheckBatchTimes(t testing.TB, c stream.Counts, got []stream.BatchTimes) []stream.BatchTimes {
 	t.Helper()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if int64(len(b.got)) != c.Batches || c.Batches == 0 {
-		t.Fatalf("Timed called %d times for %d batches, want one a batch", len(b.got), c.Batches)
+	if int64(len(got)) != c.Batches || c.Batches == 0 {
+		t.Fatalf("Timed called %d times for %d batches, want one a batch", len(got), c.Batches)
 	}
 	records := 0
-	for i, bt := range b.got {
+	for i, bt := range got {
 		records += bt.Records
 		at := bt.Moments()
 		for j, m := range at {
@@ -184,5 +167,5 @@ func (b *BatchTimes) Check(t testing.TB, c stream.Counts) []stream.BatchTimes {
 	if int64(records) != c.Records {
 		t.Errorf("the batches reported %d records, the pipeline counted %d", records, c.Records)
 	}
-	return slices.Clone(b.got)
+	return got
 }
