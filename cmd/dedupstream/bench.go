@@ -55,6 +55,8 @@ type benchOptions struct {
 	failover  bool // then SIGKILL the last instance and time until the others serve every shard
 	standbys  int  // index.standbys of the fleet
 	contain   bool // sketch.contain
+	// pageReporting is this machine's, read at the start (not a flag).
+	pageReporting bench.PageReporting
 }
 
 // cmdBench measures the filter end to end: it produces documents to a broker
@@ -86,6 +88,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "bench: %d documents (%.1f MB, %s) on %s, %d partitions, GOMAXPROCS %d\n",
 		o.docs, float64(bytes)/1e6, src.Name, where, o.partitions, runtime.GOMAXPROCS(0))
+	o.pageReporting = bench.ReadPageReporting("/")
+	printPageReporting(stdout, o.pageReporting)
 	var pass *benchRun
 	if o.passthrough {
 		if pass, err = runPassthrough(ctx, cl, o); err != nil {
@@ -98,7 +102,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		printFleet(stdout, pass, run)
+		printFleet(stdout, pass, run, o.pageReporting)
 		return nil
 	}
 	dir, cleanup, err := benchStateDir(o)
@@ -417,5 +421,17 @@ func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, 
 	if lrun != nil && lrun.MetricP99 > 0 {
 		metricP99 = fmt.Sprintf("%.1f", lrun.MetricP99.Seconds()*1e3)
 	}
-	fmt.Fprintf(w, " broker_cpu_s=%s latency_cores=%s metric_p99_ms=%s\n", brokerCPU, busy, metricP99)
+	fmt.Fprintf(w, " broker_cpu_s=%s latency_cores=%s metric_p99_ms=%s page_reporting=%s\n", brokerCPU, busy, metricP99, o.pageReporting)
+}
+
+// printPageReporting says, on a virtual machine that hands free memory back
+// to its host, that it does: on the machine of BENCHMARKS.md that doubled
+// the latency mode's p99 and the broker's CPU a record.
+func printPageReporting(w io.Writer, r bench.PageReporting) {
+	switch {
+	case r.On:
+		fmt.Fprintf(w, "this virtual machine reports free memory to its host (virtio-balloon free page reporting, blocks of order %d and up): the latency mode's tail depends on it (BENCHMARKS.md, \"Free page reporting\")\n", r.Order)
+	case r.Known:
+		fmt.Fprintf(w, "this virtual machine's balloon offers free page reporting, and the kernel does not report (page_reporting_order %d)\n", r.Order)
+	}
 }

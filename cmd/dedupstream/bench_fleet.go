@@ -337,7 +337,7 @@ func stopFleetProcess(p *fleetProc) error {
 	}
 }
 
-func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
+func printFleet(w io.Writer, pass *benchRun, r *fleetRun, pr bench.PageReporting) {
 	mode := "single-instance index"
 	if r.shards > 0 {
 		mode = fmt.Sprintf("sharded index, %d shards", r.shards)
@@ -389,9 +389,9 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun) {
 	if r.latency != nil && r.latency.BrokerKnown {
 		latBroker = fmt.Sprintf("%.0f", perRecord(r.latency.BrokerCPU, r.latency.Docs))
 	}
-	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s latency_cpu_us=%.0f latency_broker_us=%s\n",
+	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s latency_cpu_us=%.0f latency_broker_us=%s page_reporting=%s\n",
 		latRate, latencyMS(r.floor, 0.5), latencyMS(r.floor, 0.99), latencyMS(r.floor, 1),
-		latencyMS(r.latency, 0.5), latencyMS(r.latency, 0.99), latencyMS(r.latency, 1), r.latencyCPUPerRecord(), latBroker)
+		latencyMS(r.latency, 0.5), latencyMS(r.latency, 0.99), latencyMS(r.latency, 1), r.latencyCPUPerRecord(), latBroker, pr)
 }
 
 // processed is how many documents the fleet filtered: the throughput run's,

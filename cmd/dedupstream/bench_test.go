@@ -52,6 +52,11 @@ func TestBenchCommand(t *testing.T) {
 			t.Errorf("summary %s=%q is not a figure", k, sum[k])
 		}
 	}
+	// The machine's free page reporting, which the tail depends on
+	// (BENCHMARKS.md): said in the summary, and in a line when it is on.
+	if pr := bench.ReadPageReporting("/"); sum["page_reporting"] != pr.String() || pr.On != strings.Contains(out.String(), "reports free memory to its host") {
+		t.Errorf("page_reporting=%q, want this machine's, %q, and the line said only when on (%t)", sum["page_reporting"], pr.String(), pr.On)
+	}
 	// Brokers outside the bench: their CPU is not the bench's to read.
 	if sum["broker_cpu_s"] != "-" || sum["latency_cores"] != "-" || strings.Contains(out.String(), "the broker process's CPU") {
 		t.Errorf("summary broker_cpu_s=%q latency_cores=%q with --brokers, want - and no broker CPU line", sum["broker_cpu_s"], sum["latency_cores"])
@@ -200,6 +205,9 @@ func TestBenchFleet(t *testing.T) {
 		if v := f["latency_broker_us"]; v == "-" || mustFloat(t, v) <= 0 || !strings.Contains(out, ", the broker process's CPU: ") {
 			t.Errorf("latency_broker_us=%s, want > 0 and a line of the broker's CPU", v)
 		}
+	}
+	if want := bench.ReadPageReporting("/").String(); f["page_reporting"] != want {
+		t.Errorf("page_reporting=%q, want this machine's, %q", f["page_reporting"], want)
 	}
 	if !strings.Contains(out, "| dedupstream fleet | 200 |") {
 		t.Errorf("no latency row of the fleet's 200 documents in:\n%s", tail(out, 3000))
