@@ -373,3 +373,23 @@ func TestAnnotateTimeline(t *testing.T) {
 		t.Errorf("a window past the samples was annotated: %+v", tl[2])
 	}
 }
+
+// TestPrintPageReporting: a line when the machine's balloon offers free page
+// reporting, saying whether the kernel reports; none without such a balloon.
+func TestPrintPageReporting(t *testing.T) {
+	for _, c := range []struct {
+		r    bench.PageReporting
+		want string
+	}{
+		{bench.PageReporting{}, ""},
+		{bench.PageReporting{Offered: true, On: true, Order: 9}, "reports free memory to its host (virtio-balloon free page reporting, blocks of order 9 and up)"},
+		{bench.PageReporting{Offered: true, Order: 11}, "offers free page reporting, and the kernel does not report (page_reporting_order 11)"},
+		{bench.PageReporting{Offered: true, Order: -1}, "whether the kernel reports could not be read"},
+	} {
+		var out bytes.Buffer
+		printPageReporting(&out, c.r)
+		if got := out.String(); (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
+			t.Errorf("printPageReporting(%+v) = %q, want a line with %q", c.r, got, c.want)
+		}
+	}
+}

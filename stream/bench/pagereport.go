@@ -15,17 +15,20 @@ import (
 // broker's CPU a record moved with it ("Free page reporting", eighteenth
 // session), so the bench prints it beside its figures.
 type PageReporting struct {
-	Known bool // the machine has a virtio balloon that offers free page reporting
-	On    bool // and the kernel reports: Order is at most the largest block order
-	Order int  // page_reporting_order
+	Offered bool // the machine has a virtio balloon that offers free page reporting
+	On      bool // and the kernel reports: Order is at most the largest block order
+	Order   int  // page_reporting_order; -1 if it could not be read
 }
 
-// String is the summary's value: the order when on, "off", or "-" when the
+// String is the summary's value: the order when on, "off", "unknown" when
+// the balloon offers reporting but the order cannot be read, or "-" when the
 // machine has no such balloon (bare metal, another hypervisor, not Linux).
 func (r PageReporting) String() string {
 	switch {
-	case !r.Known:
+	case !r.Offered:
 		return "-"
+	case r.Order < 0:
+		return "unknown"
 	case !r.On:
 		return "off"
 	}
@@ -45,18 +48,18 @@ func ReadPageReporting(root string) PageReporting {
 	feats, _ := filepath.Glob(filepath.Join(root, "sys/bus/virtio/drivers/virtio_balloon/*/features"))
 	for _, f := range feats {
 		if b, err := os.ReadFile(f); err == nil && len(b) > virtioBalloonReporting && b[virtioBalloonReporting] == '1' {
-			r.Known = true
+			r.Offered = true
 		}
 	}
-	if !r.Known {
+	if !r.Offered {
 		return r
 	}
 	b, err := os.ReadFile(filepath.Join(root, "sys/module/page_reporting/parameters/page_reporting_order"))
-	if err != nil {
-		return PageReporting{}
+	if err == nil {
+		r.Order, err = strconv.Atoi(strings.TrimSpace(string(b)))
 	}
-	if r.Order, err = strconv.Atoi(strings.TrimSpace(string(b))); err != nil {
-		return PageReporting{}
+	if err != nil || r.Order < 0 {
+		return PageReporting{Offered: true, Order: -1}
 	}
 	r.On = r.Order <= maxBlockOrder(root)
 	return r

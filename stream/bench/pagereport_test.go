@@ -29,9 +29,10 @@ func TestReadPageReporting(t *testing.T) {
 		{"reporting", map[string]string{features: reporting, order: "9\n", buddyinfo: buddy}, "9"},
 		{"order above the largest block", map[string]string{features: reporting, order: "11\n", buddyinfo: buddy}, "off"},
 		{"order at the largest block", map[string]string{features: reporting, order: "10\n", buddyinfo: buddy}, "10"},
-		{"no buddyinfo: the x86-64 default of 10", map[string]string{features: reporting, order: "11\n"}, "off"},
-		{"no order", map[string]string{features: reporting, buddyinfo: buddy}, "-"},
-		{"order not a number", map[string]string{features: reporting, order: "nine\n", buddyinfo: buddy}, "-"},
+		{"no buddyinfo: the x86-64 default of 10", map[string]string{features: reporting, order: "10\n"}, "10"},
+		{"no buddyinfo, above the default", map[string]string{features: reporting, order: "11\n"}, "off"},
+		{"no order", map[string]string{features: reporting, buddyinfo: buddy}, "unknown"},
+		{"order not a number", map[string]string{features: reporting, order: "nine\n", buddyinfo: buddy}, "unknown"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
