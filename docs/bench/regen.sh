@@ -9,12 +9,8 @@
 #
 # Run from anywhere inside the clone, with ../shared/corpora beside it.
 set -euo pipefail
-root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
-cd "$root"
+source "$(dirname "$0")/lib.sh" # root, $tmp, $tmp/dedupstream
 corpora=../shared/corpora
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-go build -o "$tmp/dedupstream" ./cmd/dedupstream
 
 # section FILE NAME SHOWN CMD...: runs CMD (from the clone's root) and puts SHOWN (the
 # command as a reader would type it) and the output between the NAME markers of FILE.

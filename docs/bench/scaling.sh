@@ -14,18 +14,11 @@
 # The 1M run needs ~7.5 GB free in $TMPDIR for the broker's log (input, passthrough and
 # filter copies, latency topics) and the state.
 set -euo pipefail
-root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
-cd "$root"
+source "$(dirname "$0")/lib.sh" # root, $tmp, $tmp/dedupstream, field
 sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(10000 30000 100000 300000 1000000)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 logs=${SCALING_LOGS:-$tmp}
 mkdir -p "$logs"
-go build -o "$tmp/dedupstream" ./cmd/dedupstream
-
-# field LINE KEY: the value of KEY=value in a summary line.
-field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 
 # row LINE: one Markdown row of the table from a summary line.
 row() {

@@ -14,19 +14,12 @@
 # ~65 s and ~7.5 GB of $TMPDIR. Every run's whole output is kept in $TAIL_LOGS (default: a
 # temporary directory, removed at exit).
 set -euo pipefail
-root=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
-cd "$root"
+source "$(dirname "$0")/lib.sh" # root, $tmp, $tmp/dedupstream, field
 rounds=${1:-3}
 docs=${TAIL_DOCS:-1000000}
 rate=${TAIL_RATE:-20000}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
 logs=${TAIL_LOGS:-$tmp}
 mkdir -p "$logs"
-go build -o "$tmp/dedupstream" ./cmd/dedupstream
-
-# field LINE KEY: the value of KEY=value in a summary line.
-field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 
 echo "| round | latency rate | docs/s produced | p50 ms | p99 ms | max ms | broker CPU s (throughput run) | page reporting |"
 echo "|---|---|---:|---:|---:|---:|---:|---|"
