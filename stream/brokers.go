@@ -87,19 +87,19 @@ func clusterBrokers(ctx context.Context, d *kafka.Dialer, addr string) []string 
 // joined. A TLS or SASL failure (a wrong password, an unknown CA) or a
 // request version the brokers refuse stops the start with a clear error
 // instead of being retried in the background. An unreachable cluster is not
-// an error: it is logged, the check is skipped, and the reader keeps trying,
-// as it does when a broker goes away later.
-func CheckBrokers(ctx context.Context, k KafkaConfig, sec Security, needs compat.Needs, log *zap.Logger) error {
+// an error: it is logged, the check is skipped (reached is false), and the
+// reader keeps trying, as it does when a broker goes away later.
+func CheckBrokers(ctx context.Context, k KafkaConfig, sec Security, needs compat.Needs, log *zap.Logger) (reached bool, err error) {
 	found, unreachable, err := ProbeBrokers(ctx, k, sec)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if unreachable != nil {
 		log.Warn("broker not reachable; the consumer keeps retrying", zap.Error(unreachable))
 	}
 	if len(found) == 0 {
-		log.Warn("no broker reachable yet: the protocol check is skipped")
-		return nil
+		log.Warn("no broker reachable yet: the protocol and topic checks are skipped")
+		return false, nil
 	}
 	reqs := compat.Requests(needs)
 	var errs []error
@@ -107,13 +107,8 @@ func CheckBrokers(ctx context.Context, k KafkaConfig, sec Security, needs compat
 		errs = append(errs, compat.Err(b.Addr, compat.Check(b.Versions, reqs)))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("kafka protocol check (dedupstream check --brokers %s prints the table): %w", k.Brokers[0], err)
+		return true, fmt.Errorf("kafka protocol check (dedupstream check --brokers %s prints the table): %w", k.Brokers[0], err)
 	}
 	log.Info("kafka protocol check passed", zap.Int("brokers", len(found)), zap.String("kafka_go", compat.KafkaGo))
-	return nil
-}
-
-// CheckBrokers is CheckBrokers for this pipeline's configuration.
-func (p *Pipeline) CheckBrokers(ctx context.Context) error {
-	return CheckBrokers(ctx, p.cfg.Kafka, p.sec, compat.Needs{Sharded: p.sharded != nil, SASL: p.sec.SASL != nil}, p.log)
+	return true, nil
 }

@@ -34,10 +34,13 @@ type KafkaConfig struct {
 	StartOffset string `yaml:"start_offset"`
 	// ClientID is sent to the brokers.
 	ClientID string `yaml:"client_id"`
-	// MaxBatchBytes caps one produce request per partition. It must not exceed
-	// the brokers' message.max.bytes (Kafka's default is 1048588), or writes are
-	// refused and retried forever.
+	// MaxBatchBytes caps one produce request per partition. It is an upper
+	// bound: at start the writers are sized to the least max.message.bytes of
+	// the topics they write (SizeWriters), read from the brokers.
 	MaxBatchBytes int `yaml:"max_batch_bytes"`
+	// CreateTopics creates, at start, the topics of this configuration that
+	// do not exist (CheckTopics); off, a missing topic stops the start.
+	CreateTopics bool `yaml:"create_topics"`
 	// SessionTimeout is how long the group coordinator waits for a heartbeat
 	// before it drops this member. A filter killed without leaving the group
 	// holds its partitions this long, so a restarted one waits as long to join:

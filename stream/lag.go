@@ -32,6 +32,27 @@ func (p *Pipeline) SampleLag(ctx context.Context) error {
 // A partition with no committed offset counts from its first offset; one
 // whose offsets the brokers could not list is left out.
 func GroupLags(ctx context.Context, c *kafka.Client, group, topic string) (map[int]int64, error) {
+	offs, err := groupOffsets(ctx, c, group, topic)
+	if err != nil {
+		return nil, err
+	}
+	lags := make(map[int]int64, len(offs))
+	for part, o := range offs {
+		lags[part] = o.lag()
+	}
+	return lags, nil
+}
+
+// partOffsets are a partition's committed offset (its first offset when the
+// group has committed none) and its high watermark.
+type partOffsets struct{ committed, end int64 }
+
+func (o partOffsets) lag() int64 { return max(o.end-o.committed, 0) }
+
+// groupOffsets returns the committed offsets and high watermarks of topic's
+// partitions for group; a partition whose offsets the brokers could not list
+// is left out.
+func groupOffsets(ctx context.Context, c *kafka.Client, group, topic string) (map[int]partOffsets, error) {
 	meta, err := c.Metadata(ctx, &kafka.MetadataRequest{Topics: []string{topic}})
 	if err != nil {
 		return nil, fmt.Errorf("lag: metadata: %w", err)
@@ -62,7 +83,7 @@ func GroupLags(ctx context.Context, c *kafka.Client, group, topic string) (map[i
 			done[cp.Partition] = cp.CommittedOffset
 		}
 	}
-	lags := make(map[int]int64, len(parts))
+	out := make(map[int]partOffsets, len(parts))
 	for _, po := range offs.Topics[topic] {
 		if po.Error != nil {
 			continue
@@ -71,9 +92,9 @@ func GroupLags(ctx context.Context, c *kafka.Client, group, topic string) (map[i
 		if !ok {
 			from = po.FirstOffset
 		}
-		lags[po.Partition] = max(po.LastOffset-from, 0)
+		out[po.Partition] = partOffsets{committed: from, end: po.LastOffset}
 	}
-	return lags, nil
+	return out, nil
 }
 
 // newLagClient is the client SampleLag asks the brokers with. It connects

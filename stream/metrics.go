@@ -31,6 +31,9 @@ type metrics struct {
 	// latency is each record's time from its input timestamp to its
 	// output's acknowledgement (observeLatency).
 	latency prometheus.Histogram
+	// stalled is how long each stall has lasted (health): writes to a
+	// topic failing, or an owned input partition not moving.
+	stalled *prometheus.GaugeVec // by reason, topic and partition
 }
 
 // The broker operations dedupstream_retries_total counts, its op label.
@@ -88,6 +91,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "dedupstream_consumer_lag_records",
 			Help: "Records of each input partition not yet committed: the high watermark seen at the last commit minus the committed offset.",
 		}, []string{"partition"}),
+		stalled: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "dedupstream_stalled_seconds",
+			Help: "How long writes to a topic (reason write) or an owned input partition with records not committed (reason input) have not progressed; /readyz answers 503 once one passes admin.stall_after.",
+		}, []string{"reason", "topic", "partition"}),
 		charset: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "dedupstream_charset_decoded_total", Help: "Valid input records read in an encoding other than UTF-8, by its WHATWG name.",
 		}, []string{"charset"}),
@@ -101,7 +108,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.records, m.deadLetter, m.dropped, m.replayed, m.candidates,
-			m.capped, m.stage, m.batchSize, m.retries, m.lookupCands, m.similarity, m.lag, m.charset, m.latency)
+			m.capped, m.stage, m.batchSize, m.retries, m.lookupCands, m.similarity, m.lag, m.charset, m.latency, m.stalled)
 	}
 	return m
 }

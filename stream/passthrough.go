@@ -16,7 +16,7 @@ func NewPassthrough(cfg Config, log *zap.Logger) *Pipeline {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil)}
+	p := &Pipeline{cfg: cfg, log: log, m: newMetrics(nil), health: newHealth(0)}
 	p.stages = p.passthroughStages()
 	p.clients(Security{})
 	return p
@@ -36,7 +36,7 @@ func (p *Pipeline) forwardBatch(ctx context.Context) func(*batch) error {
 		for i, m := range b.msgs {
 			out[i] = kafka.Message{Topic: p.cfg.Kafka.Output, Key: m.Key, Value: m.Value, Headers: m.Headers, Time: m.Time}
 		}
-		return p.write(ctx, out)
+		return p.write(ctx, out, nil)
 	}
 }
 

@@ -56,6 +56,10 @@ type Deps struct {
 	Timed func(BatchTimes)
 	// Security encrypts and authenticates the Kafka connections; zero: plaintext.
 	Security Security
+	// StallAfter is how long writes may fail, or an owned input partition
+	// with records not committed stand still, before Health reports it; 0
+	// means 30s.
+	StallAfter time.Duration
 }
 
 // Pipeline consumes the input topic and emits verdicts. Run it from one goroutine.
@@ -79,6 +83,7 @@ type Pipeline struct {
 
 	running atomic.Bool // Run is fetching (not stopped, not draining)
 	member  membership  // the reader is a member of the consumer group
+	health  *health     // writes and input progress, for readiness
 	waiting atomic.Bool // the stage after fetching waits for a batch (FetchBatch's idle)
 	mu      sync.Mutex
 	counts  Counts
@@ -127,9 +132,10 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 		sharded:  d.Sharded,
 		inFlight: d.InFlight,
 		prep:     prepare.New(cfg.Decode, d.Cleaner, d.Method),
-		route:    router{kafka: cfg.Kafka, maxVal: cfg.Decode.MaxMessageBytes, mode: cfg.Mode, version: d.Method.Version()},
+		route:    router{kafka: cfg.Kafka, maxVal: cfg.Decode.RecordLimit(), mode: cfg.Mode, version: d.Method.Version()},
 		m:        newMetrics(d.Registry),
 		sec:      d.Security,
+		health:   newHealth(d.StallAfter),
 	}
 	if d.Index != nil {
 		p.dec = newDecider(d.Index, d.Method, DeciderOptions{Containment: d.Containment}, p.m)
@@ -146,7 +152,7 @@ func New(cfg Config, d Deps) (*Pipeline, error) {
 // clients builds the pipeline's Kafka writer and lag client, neither of
 // which connects until used. The reader is built by Run: a kafka-go reader of
 // a consumer group starts joining the group as soon as it exists, and the
-// group is joined only after CheckBrokers.
+// group is joined only when Run starts.
 func (p *Pipeline) clients(sec Security) {
 	p.writer = newWriter(p.cfg, sec, p.log)
 	p.lagClient = newLagClient(p.cfg, sec)
@@ -177,6 +183,7 @@ func (p *Pipeline) Counts() Counts {
 // published; the decider's overlays let it see k's documents meanwhile. In
 // sharded mode a fifth, between fetching and deciding, sends each batch's
 // probes to the shards; up to Deps.InFlight batches wait for their answers.
+// A sixth samples the input's committed offsets for Health (watchProgress).
 func (p *Pipeline) Run(ctx context.Context) error {
 	if p.reader == nil {
 		p.reader = newReader(p.cfg, p.sec, p.log, &p.member)
@@ -190,6 +197,10 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	defer p.running.Store(false)
 	draining := context.AfterFunc(ctx, func() { p.running.Store(false) }) // not ready from the stop on
 	defer draining()
+	watch, stopWatch := context.WithCancel(ctx)
+	watched := make(chan struct{})
+	go func() { p.watchProgress(watch); close(watched) }()
+	defer func() { stopWatch(); <-watched }()
 	prepared, decided, emitted := make(chan batch, 1), make(chan batch, 1), make(chan batch, 1)
 	fetchErr, askErr, decideErr, emitErr := make(chan error, 1), make(chan error, 1), make(chan error, 1), make(chan error, 1)
 	loop := func(stage string, in <-chan batch, out chan<- batch, do func(*batch) error) error {

@@ -37,9 +37,6 @@ type app struct {
 	gauges *stream.StateGauges
 	// unlimit puts back the soft memory limit newApp replaced (setMemoryLimit).
 	unlimit func()
-	// checked: the brokers passed stream.CheckBrokers in newApp (sharded
-	// mode, which talks to them there), so run need not ask again.
-	checked bool
 }
 
 // newApp opens state and builds the pipeline. cfg must be defaulted and valid.
@@ -55,6 +52,9 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := checkKafka(&cfg, sec, log.Named("stream")); err != nil {
+		return nil, err
+	}
 	a := &app{cfg: cfg, log: log, method: method, reg: reg, unlimit: func() {}}
 	deps := stream.Deps{
 		Logger:      log.Named("stream"),
@@ -65,6 +65,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		Security:    sec,
 		InFlight:    cfg.Index.InFlight,
 		ReorderIdle: cfg.Index.ReorderIdle,
+		StallAfter:  cfg.Admin.StallAfter,
 	}
 	if err := a.openIndex(&deps); err != nil {
 		return nil, err
@@ -96,6 +97,33 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	return a, nil
 }
 
+// checkKafka checks, before anything joins a group or writes, that the
+// brokers take the requests this configuration sends (stream.CheckBrokers)
+// and that its topics exist (stream.CheckTopics, which creates the missing
+// ones with kafka.create_topics), and sizes the writers and the largest
+// record to the topics' max.message.bytes (stream.SizeWriters). With no
+// broker reachable it leaves the configured bounds; the reader keeps trying.
+func checkKafka(cfg *Config, sec stream.Security, log *zap.Logger) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	sharded := cfg.Index.Shards > 0
+	reached, err := stream.CheckBrokers(ctx, cfg.Kafka, sec, compat.Needs{Sharded: sharded, SASL: sec.SASL != nil, CreateTopics: cfg.Kafka.CreateTopics}, log)
+	if err != nil || !reached {
+		return err
+	}
+	topics, err := stream.CheckTopics(ctx, cfg.Kafka, sec, log)
+	if err != nil {
+		return err
+	}
+	record, why := stream.SizeWriters(&cfg.Kafka, topics, sharded)
+	if record < cfg.Decode.MaxMessageBytes {
+		cfg.Decode.TopicLimit, cfg.Decode.TopicLimitWhy = record, why
+	}
+	log.Info("topics checked", zap.Int("max_batch_bytes", cfg.Kafka.MaxBatchBytes), zap.Int("max_record_bytes", cfg.Decode.RecordLimit()),
+		zap.String("limit", why))
+	return nil
+}
+
 // openIndex opens the single-instance state, or in sharded mode creates or
 // checks the internal topics and builds the front and the shard server.
 func (a *app) openIndex(deps *stream.Deps) error {
@@ -114,12 +142,6 @@ func (a *app) openIndex(deps *stream.Deps) error {
 	defer cancel()
 	client := &kafka.Client{Addr: kafka.TCP(cfg.Kafka.Brokers...), Transport: deps.Security.Transport(cfg.Kafka.ClientID)}
 	defer client.Transport.(*kafka.Transport).CloseIdleConnections()
-	// The check comes before CreateTopics, which a broker may refuse too.
-	needs := compat.Needs{Sharded: true, SASL: deps.Security.SASL != nil}
-	if err := stream.CheckBrokers(ctx, cfg.Kafka, deps.Security, needs, a.log.Named("stream")); err != nil {
-		return err
-	}
-	a.checked = true
 	top, err := shard.EnsureTopics(ctx, client, cfg.Kafka.Input, cfg.Kafka.Group, cfg.Index, cfg.State.TTL)
 	if err != nil {
 		return err
@@ -136,10 +158,16 @@ func (a *app) openIndex(deps *stream.Deps) error {
 	return nil
 }
 
-// ready is /readyz: the pipeline consuming and, in sharded mode, every owned
-// shard serving.
-func (a *app) ready() bool {
-	return a.pipe.Ready() && (a.shards == nil || a.shards.Ready())
+// ready is /readyz: nil while the pipeline consumes and makes progress and,
+// in sharded mode, every owned shard serves; else why not.
+func (a *app) ready() error {
+	switch {
+	case !a.pipe.Ready():
+		return errors.New("not consuming: not a member of the consumer group, or stopping")
+	case a.shards != nil && !a.shards.Ready():
+		return errors.New("index shards not serving: joining the index group, or rebuilding a shard")
+	}
+	return a.pipe.Health()
 }
 
 // serveAdmin starts the admin server on admin.listen; close stops it.
@@ -152,8 +180,8 @@ func (a *app) serveAdmin(reg *prometheus.Registry) error {
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
 	mux.HandleFunc("/livez", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
 	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if !a.ready() {
-			http.Error(w, "not ready", http.StatusServiceUnavailable)
+		if err := a.ready(); err != nil {
+			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
 			return
 		}
 		fmt.Fprintln(w, "ok")
@@ -204,11 +232,6 @@ func (a *app) run(ctx context.Context) error {
 	}
 	if a.cfg.State.FilterKeys != 0 {
 		a.log.Warn("state.filter_keys is ignored: states of format 5 keep no key filter (their replay postings are in memory)")
-	}
-	if !a.checked {
-		if err := a.pipe.CheckBrokers(ctx); err != nil {
-			return err
-		}
 	}
 	if a.shards == nil {
 		return a.pipe.Run(ctx)

@@ -11,10 +11,14 @@ import (
 	"github.com/dedupstream/dedupstream/stream/compat"
 )
 
-// cmdCheck asks the brokers for their API versions and prints, for each broker
-// and each request the filter would send with this configuration, the versions
-// kafka-go sends and the broker accepts: the check "run" makes at start, as a
-// table. It fails when a broker refuses a request or none can be reached.
+// cmdCheck makes the checks "run" makes at start and prints them as tables,
+// without changing anything: for each broker and each request the filter
+// would send with this configuration, the versions kafka-go sends and the
+// broker accepts; then each topic of the configuration, its partitions and
+// effective max.message.bytes, and the batch and record sizes the writers
+// would keep to. It fails when a broker refuses a request, none can be
+// reached, or a topic is missing (run would create it only with
+// kafka.create_topics).
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, load := flagSet("check", stderr)
 	if err := parse(fs, args); err != nil {
@@ -40,7 +44,7 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if unreachable != nil {
 		fmt.Fprintf(stderr, "dedupstream: not reachable: %v\n", unreachable)
 	}
-	reqs := compat.Requests(compat.Needs{Sharded: cfg.Index.Shards > 0, SASL: sec.SASL != nil})
+	reqs := compat.Requests(compat.Needs{Sharded: cfg.Index.Shards > 0, SASL: sec.SASL != nil, CreateTopics: cfg.Kafka.CreateTopics})
 	fmt.Fprintf(stdout, "requests of this configuration (index.shards %d, SASL %t) as kafka-go %s sends them\n\n", cfg.Index.Shards, sec.SASL != nil, compat.KafkaGo)
 	var errs []error
 	for _, b := range found {
@@ -50,6 +54,29 @@ func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintln(stdout)
 		errs = append(errs, compat.Err(b.Addr, rows))
+	}
+	topics, err := stream.InspectTopics(ctx, cfg.Kafka, sec)
+	if err != nil {
+		return errors.Join(append(errs, err)...)
+	}
+	fmt.Fprintln(stdout, "topics of this configuration")
+	fmt.Fprintln(stdout)
+	if err := stream.WriteTopics(stdout, topics); err != nil {
+		return err
+	}
+	if topics.LimitsErr != nil {
+		fmt.Fprintf(stdout, "\nmax.message.bytes not read (%v): the writers keep kafka.max_batch_bytes\n", topics.LimitsErr)
+	}
+	k := cfg.Kafka
+	record, why := stream.SizeWriters(&k, topics, cfg.Index.Shards > 0)
+	fmt.Fprintf(stdout, "\nwriters: batches of at most %d bytes, records of at most %d bytes before verdict headers (%s)\n",
+		k.MaxBatchBytes, min(record, cfg.Decode.MaxMessageBytes), why)
+	if err := stream.MissingError(cfg.Kafka, topics); err != nil {
+		if cfg.Kafka.CreateTopics {
+			fmt.Fprintln(stdout, "missing topics would be created at start (kafka.create_topics)")
+		} else {
+			errs = append(errs, err)
+		}
 	}
 	return errors.Join(errs...)
 }

@@ -57,6 +57,10 @@ type AdminConfig struct {
 	// StateInterval is how often dedupstream_state_bytes and the consumer lag
 	// are sampled.
 	StateInterval time.Duration `yaml:"state_interval"`
+	// StallAfter is how long writes may keep failing, or an input partition
+	// this instance owns keep records not committed without moving, before
+	// /readyz answers 503 with what is stuck.
+	StallAfter time.Duration `yaml:"stall_after"`
 }
 
 // LogConfig chooses the log encoding and level.
@@ -95,6 +99,9 @@ func (c *Config) ensureDefaults() {
 	if c.Admin.StateInterval == 0 {
 		c.Admin.StateInterval = 15 * time.Second
 	}
+	if c.Admin.StallAfter == 0 {
+		c.Admin.StallAfter = 30 * time.Second
+	}
 	if c.Log.Level == "" {
 		c.Log.Level = "info"
 	}
@@ -116,6 +123,9 @@ func (c *Config) validate() error {
 	}
 	if c.MemoryLimit < -1 {
 		errs = append(errs, fmt.Errorf("memory_limit: want bytes, 0 (automatic) or -1 (none), got %d", c.MemoryLimit))
+	}
+	if c.Admin.StallAfter < 0 {
+		errs = append(errs, fmt.Errorf("admin.stall_after: must be positive, got %s", c.Admin.StallAfter))
 	}
 	if c.Admin.StateInterval < 0 {
 		errs = append(errs, fmt.Errorf("admin.state_interval: must be positive, got %s", c.Admin.StateInterval))

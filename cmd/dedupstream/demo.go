@@ -286,7 +286,7 @@ func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, m
 
 func allReady(apps []*app) bool {
 	for _, a := range apps {
-		if !a.ready() {
+		if a.ready() != nil {
 			return false
 		}
 	}

@@ -11,6 +11,10 @@ type configFlag struct {
 	name, key, usage string
 }
 
+// bareFlags are the configFlags that may be given without a value, as
+// switches (--create-topics; --create-topics=false turns it off).
+var bareFlags = map[string]bool{"create-topics": true}
+
 // configFlags are the overrides every filtering command accepts.
 var configFlags = []configFlag{
 	{"brokers", "kafka.brokers", "comma-separated Kafka bootstrap brokers"},
@@ -18,6 +22,7 @@ var configFlags = []configFlag{
 	{"output", "kafka.output", "output topic"},
 	{"duplicates", "kafka.duplicates", "topic for dropped duplicates in drop mode"},
 	{"dead-letter", "kafka.dead_letter", "dead-letter topic for invalid input"},
+	{"create-topics", "kafka.create_topics", "create the topics of the configuration that do not exist, with the input's partition count"},
 	{"group", "kafka.group", "consumer group id"},
 	{"state", "state.dir", "state directory (Badger)"},
 	{"threshold", "sketch.threshold", "Jaccard similarity threshold, (0, 1)"},
@@ -37,6 +42,10 @@ func flagSet(name string, stderr io.Writer) (*flag.FlagSet, func() (Config, erro
 	fs.SetOutput(stderr)
 	path := fs.String("config", "", "YAML configuration file (see config.example.yaml)")
 	for _, f := range configFlags {
+		if bareFlags[f.name] {
+			fs.Var(new(boolString), f.name, f.usage+" (config key "+f.key+")")
+			continue
+		}
 		fs.String(f.name, "", f.usage+" (config key "+f.key+")")
 	}
 	load := func() (Config, error) {
@@ -83,3 +92,11 @@ func given(fs *flag.FlagSet, name string) bool {
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
+
+// boolString is a flag.Value of a boolean configuration key, kept as the
+// text given ("true" when bare) for setKey to parse.
+type boolString string
+
+func (b *boolString) String() string     { return string(*b) }
+func (b *boolString) Set(v string) error { *b = boolString(v); return nil }
+func (b *boolString) IsBoolFlag() bool   { return true }

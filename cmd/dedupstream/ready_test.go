@@ -141,11 +141,19 @@ func waitStatus(t *testing.T, url string, want int, when string) {
 	t.Fatalf("%s = %d %s, want %d", url, got, when, want)
 }
 
-// checkEveryKey fails unless every input message has an output on pages.out
-// and all outputs of one key carry the same verdict headers.
-func checkEveryKey(t *testing.T, addr string, in []kafka.Message) {
+// checkEveryKey fails unless every input message has an output on the
+// topics outs (none: pages.out) and all outputs of one key carry the same
+// verdict headers.
+func checkEveryKey(t *testing.T, addr string, in []kafka.Message, outs ...string) {
 	t.Helper()
-	out := groupBy(readTopic(t, addr, "pages.out"), func(m kafka.Message) string { return string(m.Key) })
+	if len(outs) == 0 {
+		outs = []string{"pages.out"}
+	}
+	var all []kafka.Message
+	for _, topic := range outs {
+		all = append(all, readTopic(t, addr, topic)...)
+	}
+	out := groupBy(all, func(m kafka.Message) string { return string(m.Key) })
 	replays := 0
 	for _, m := range in {
 		got := out[string(m.Key)]

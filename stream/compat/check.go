@@ -49,7 +49,7 @@ type Row struct {
 	Broker  Range // what the broker accepts
 	Offered bool  // the broker lists the request at all
 	Sent    int16 // the version kafka-go sends it; -1: none it can send
-	Skipped bool  // not sent to this broker (a kafka.Conn's SaslAuthenticate after SaslHandshake v0)
+	Skipped bool  // not sent to this broker (a kafka.Conn's SaslAuthenticate after SaslHandshake v0, an optional request not offered)
 }
 
 // OK reports whether the broker accepts what kafka-go sends.
@@ -66,7 +66,7 @@ func Check(b Broker, reqs []Request) []Row {
 		if r.Offered {
 			r.Sent = req.Pick(r.Broker)
 		}
-		r.Skipped = req.Key == SaslAuthenticate && req.Part == Conn && unframedSASL(b)
+		r.Skipped = req.Key == SaslAuthenticate && req.Part == Conn && unframedSASL(b) || req.Optional && !r.Offered
 		rows[i] = r
 	}
 	return rows

@@ -45,6 +45,9 @@ type Request struct {
 	Key  int16
 	Part Part
 	Use  string // what the filter sends it for
+	// Optional requests are skipped on a broker that does not offer them:
+	// the filter goes on without what they read.
+	Optional bool
 	// conn are the versions a kafka.Conn chooses among, ascending (one:
 	// fixed); nil for a kafka.Transport request.
 	conn []int16
@@ -55,8 +58,9 @@ func (r Request) Name() string { return protocol.ApiKey(r.Key).String() }
 
 // Needs says which optional features the filter uses.
 type Needs struct {
-	Sharded bool // index.shards > 0: internal topics are created and checked
-	SASL    bool // kafka.sasl.mechanism is set
+	Sharded      bool // index.shards > 0: internal topics are created and checked
+	SASL         bool // kafka.sasl.mechanism is set
+	CreateTopics bool // kafka.create_topics: missing topics are created
 }
 
 // Requests returns the requests a filter with needs n sends, in the order a
@@ -74,12 +78,18 @@ func Requests(n Needs) []Request {
 			Request{Key: SaslAuthenticate, Part: Transport, Use: "SASL on writer and client connections, after any SaslHandshake"},
 		)
 	}
+	reqs = append(reqs, Request{Key: Metadata, Part: Transport, Use: "all topics, for the topic check"})
+	switch {
+	case n.Sharded:
+		reqs = append(reqs, Request{Key: CreateTopics, Part: Transport, Use: "the internal topics G.probes, G.answers (G.standbys), and with kafka.create_topics missing ones"})
+	case n.CreateTopics:
+		reqs = append(reqs, Request{Key: CreateTopics, Part: Transport, Use: "missing topics (kafka.create_topics)"})
+	}
 	if n.Sharded {
-		reqs = append(reqs,
-			Request{Key: Metadata, Part: Transport, Use: "all topics, before creating the internal ones"},
-			Request{Key: CreateTopics, Part: Transport, Use: "the internal topics G.probes, G.answers (G.standbys)"},
-			Request{Key: DescribeConfigs, Part: Transport, Use: "retention.ms of G.probes"},
-		)
+		reqs = append(reqs, Request{Key: DescribeConfigs, Part: Transport, Use: "retention.ms of G.probes, max.message.bytes of the topics"})
+	} else {
+		reqs = append(reqs, Request{Key: DescribeConfigs, Part: Transport, Optional: true,
+			Use: "max.message.bytes of the topics (optional: without it the writers keep kafka.max_batch_bytes)"})
 	}
 	return append(reqs,
 		Request{Key: Metadata, Part: Conn, Use: "partitions of the input topic, partition leaders", conn: []int16{1, 6}},

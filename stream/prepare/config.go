@@ -13,6 +13,13 @@ type Config struct {
 	Fields          Fields        `yaml:"fields"`
 	Charset         CharsetConfig `yaml:"charset"`
 	MaxMessageBytes int           `yaml:"max_message_bytes"`
+	// TopicLimit, when positive, is the most a record may weigh (key, value
+	// and headers) for the topics written to take it with its verdict
+	// headers, and TopicLimitWhy says where that limit comes from. They are
+	// set at start from the brokers' limits (stream.SizeWriters), never
+	// from the configuration file.
+	TopicLimit    int    `yaml:"-"`
+	TopicLimitWhy string `yaml:"-"`
 }
 
 // CharsetConfig names where a record says which character encoding its page
@@ -133,4 +140,13 @@ func (f *Format) UnmarshalText(b []byte) error {
 		return fmt.Errorf("decode.format: want auto, raw or json, got %q", b)
 	}
 	return nil
+}
+
+// RecordLimit is the most a record may weigh (key, value and headers): the
+// least of MaxMessageBytes and TopicLimit.
+func (d Config) RecordLimit() int {
+	if d.TopicLimit > 0 {
+		return min(d.MaxMessageBytes, d.TopicLimit)
+	}
+	return d.MaxMessageBytes
 }

@@ -66,6 +66,8 @@ func (d decoder) decodeInto(m *kafka.Message, buf *[]byte) (Record, *InputError)
 	}
 	if n := MessageSize(m); n > d.cfg.MaxMessageBytes {
 		return Record{}, decodeErr("Oversized", "record of %d bytes (key, value and headers) exceeds decode.max_message_bytes %d", n, d.cfg.MaxMessageBytes)
+	} else if l := d.cfg.TopicLimit; l > 0 && n > l {
+		return Record{}, decodeErr("Oversized", "record of %d bytes (key, value and headers) exceeds %d, the most the output topics take with verdict headers (%s)", n, l, d.cfg.TopicLimitWhy)
 	}
 	v, bom, ierr := readBOM(v)
 	if ierr != nil {
