@@ -99,7 +99,7 @@ type SimHashParams struct {
 	IDF      bool `yaml:"idf"`      // weight words by idf (implies words; needs a Vocabulary)
 	// TF is how a feature's occurrences in one document weigh: "set" (once,
 	// however often it occurs), "log" (1 + ln tf, at most 4) or "count" (tf:
-	// the weighting before issue 12, under which one shingle repeated a few
+	// under which one shingle repeated a few
 	// hundred times — a quoted-printable "=3D=3D…" run — decides every bit;
 	// kept only to open a state written with it). "" → "set". See
 	// simHashMethod.

@@ -23,7 +23,7 @@ func TestConfigYAML(t *testing.T) {
 	if c.Params != p || c.Method != DefaultMethod {
 		t.Fatalf("old config under Config: %+v %s, want Params %+v and the default method", c.Params, c.Method, p)
 	}
-	// The default is oph with 16-bit minima since issue 11; with method:
+	// The default is oph with 16-bit minima; with method:
 	// minhash and bits: 32 an old config's parameters still give the sketch
 	// string they always did.
 	c.Method, c.Bits = MethodMinHash, 32

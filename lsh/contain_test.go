@@ -70,7 +70,7 @@ func TestContainMethod(t *testing.T) {
 	}
 }
 
-// TestContainGolden is issue 12's containment case for the default method: a small page
+// TestContainGolden is the containment case for the default method: a small page
 // (bees.txt, about 120 shingles) arriving after a larger page that quotes it whole
 // between two unrelated paragraphs (bridge.txt and another). minhash alone calls the
 // pair neither near nor contained; with sketch.contain the small page is contained in

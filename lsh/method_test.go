@@ -83,7 +83,7 @@ func TestMethodVersions(t *testing.T) {
 		}
 	}
 	f(MethodMinHash, Config{}, "minhash128-b10r5-w5-16bit")
-	f(MethodMinHash, Config{Bits: 32}, "minhash128-b10r5-w5") // whole minima, as before issue 11
+	f(MethodMinHash, Config{Bits: 32}, "minhash128-b10r5-w5") // whole minima, the 32-bit sketch string
 	f(MethodMinHash, Config{Params: Params{Shingle: 3, NumPerm: 64, Seed: 7}}, "minhash64-b10r5-w3-s7-16bit")
 	f(MethodMinHash, Config{ShingleOffset: 2, CharNgrams: true}, "minhash128-b10r5-c5o2-16bit")
 	f(MethodOPH, Config{}, "oph128-b10r5-w5-16bit")
@@ -98,7 +98,7 @@ func TestMethodVersions(t *testing.T) {
 	f(MethodSuperShingle, Config{}, "supershingle6x14-w5")
 	f(MethodSimHash, Config{}, "simhash64-k6b8-w5-tfset")
 	f(MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFLog}}, "simhash64-k6b8-w5-tflog")
-	f(MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFCount}}, "simhash64-k6b8-w5") // before issue 12
+	f(MethodSimHash, Config{SimHash: SimHashParams{TF: SimHashTFCount}}, "simhash64-k6b8-w5") // tf count keeps the string without a tf suffix
 	f(MethodSimHash, Config{SimHash: SimHashParams{Distance: 5, Blocks: 8, Words: true}}, "simhash64-k5b8-w1-tfset")
 	f(MethodSimHash, Config{SimHash: SimHashParams{IDF: true}}, "simhash64-k6b8-w1-idf"+hex8(v.Digest())+"-tfset")
 	f(MethodIMatch, Config{}, "imatch-idf0.2-0.8-m3-v"+hex8(v.Digest()))

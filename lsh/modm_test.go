@@ -15,7 +15,7 @@ import (
 const footer = "this message was sent to the members of the valley gardening circle " +
 	"to leave the list or change how often you hear from us reply with the word stop"
 
-// TestModMShortPageGolden is issue 12's golden case for mod-m: a short page (about 65
+// TestModMShortPageGolden is the golden case of mod-m's floor: a short page (about 65
 // shingles, some 2.6 of which a plain mod-25 sample keeps) that shares only a footer
 // with another page — a short one (bridge.txt, about 140 shingles) or a long one (about
 // 1,300) — is neither near nor contained in it, either way round, at any of 50 seeds.

@@ -159,7 +159,7 @@ func TestAutoBands(t *testing.T) {
 	if b != 10 || r != 5 || p(b, r, 0.8) < p(16, 8, 0.8) {
 		t.Errorf("default banding at 0.8: %dx%d, P(0.8) = %.3f; want 10x5, above 16x8's %.3f", b, r, p(b, r, 0.8), p(16, 8, 0.8))
 	}
-	// The settings README gives for states of the earlier choice reproduce it.
+	// The settings docs/sketches.md gives for states of the earlier choice reproduce it.
 	for _, n := range []int{32, 128} {
 		for _, th := range []float64{0.5, 0.6, 0.7, 0.8, 0.9} {
 			b, r := AutoBands(th, n, 128, 0.05, 0.95)

@@ -18,7 +18,7 @@ func TestEnsureDefaults(t *testing.T) {
 	// datasketch's equal weights give its 9x13 (within the 10 bands).
 	f(Params{FPWeight: 0.5, FNWeight: 0.5}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8, Bands: 9, Rows: 13,
 		MaxBands: 10, FPWeight: 0.5, FNWeight: 0.5, Seed: 1})
-	// The weights of the defaults before issue 11, without the cap: 16x8.
+	// Weights 0.05/0.95 without the cap give 16x8 (the banding of older states).
 	f(Params{MaxBands: 128, FPWeight: 0.05, FNWeight: 0.95}, Params{Shingle: 5, NumPerm: 128, Threshold: 0.8,
 		Bands: 16, Rows: 8, MaxBands: 128, FPWeight: 0.05, FNWeight: 0.95, Seed: 1})
 	f(Params{Shingle: 4, NumPerm: 64, Threshold: 0.5, Bands: 16, Rows: 4, FPWeight: 1, FNWeight: 2, Seed: 9},

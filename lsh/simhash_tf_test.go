@@ -11,7 +11,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/clean"
 )
 
-// tokenRuns are the runs of one repeated token of issue 12, as raw page text: 300
+// tokenRuns are runs of one repeated token as mail and tables have them, as raw page text: 300
 // quoted-printable "=3D" and "=09", and an HTML table of 100 rows of three "none" cells.
 func tokenRuns() map[string]string {
 	return map[string]string{
@@ -33,7 +33,7 @@ func runPage(t *testing.T, name, run string) []byte {
 	return text
 }
 
-// TestSimHashRunsGolden is issue 12's golden case: two unrelated texts of about 120
+// TestSimHashRunsGolden is the golden case of simhash's tf weighting: two unrelated texts of about 120
 // words (exact resemblance ≈ 0.004) that end in the same run of one token. Counted by
 // term frequency the run's shingle outweighs all the others and the fingerprints come
 // out equal; counted once ("set", the default) or as 1 + ln tf capped ("log"), the

@@ -32,8 +32,8 @@
 //	                                    each; read, no longer written
 //
 // A seq value (format 1 to 4's replay keys) is a uvarint, 3 bytes up to
-// 2,097,151, and 8 bytes big-endian only from 2^49; states written before
-// issue 11 (format 1) hold the 8-byte form in every value, and both are read.
+// 2,097,151, and 8 bytes big-endian only from 2^49; format 1 states hold the
+// 8-byte form in every value, and both are read.
 //
 // # Postings
 //
@@ -72,7 +72,7 @@
 // its memtables hold a 12-byte pointer for a batch instead of a key and
 // ~90 bytes for each document. That halved the memtable bytes a document
 // costs, and so the memtable flushes, which make the latency tail
-// (BENCHMARKS.md, "Published markers a batch"). A posting in Badger cost a
+// (dedupstream bench). A posting in Badger cost a
 // random insert into the memtable's skiplist, ~4–5 µs on the 2-core test
 // machine, and that took half the CPU of a document; format 3 wrote a
 // marker per document. Format 4 still kept each replay key as a Badger
@@ -80,7 +80,7 @@
 // skiplist insert), which a Stage wrote and nearly every Replayed missed, with a
 // Bloom filter in memory so that the misses skipped Badger; without them
 // level 0 gained one table where it had gained three in a latency run
-// (BENCHMARKS.md, "Replay postings in the markers").
+// (dedupstream bench).
 //
 // States of format 1 and 2 kept each posting as a key: a group's head ('H'
 // hash, 'B' band bandKey → its smallest seq) and its other postings ('h'
@@ -126,7 +126,7 @@
 //	         uvarint len + of id, uvarint len + source, with flag 1 uvarint
 //	         len + of source, then the sketch (rest of the value)
 //
-// Builds before issue 11 wrote versions 1 and 2, which are still read: version
+// Format 1 states hold record versions 1 and 2, which are still read: version
 // 1 holds of at [18:26], cluster at [26:34] and similarity at [34:38], fixed
 // width, and its strings from [38:]; version 2 (flag 1's content) adds the
 // original's time at [38:46] and the fifth string. SetCluster keeps such a

@@ -51,7 +51,7 @@ func TestSeqValues(t *testing.T) {
 		if seq <= maxVarintSeq && len(v) >= 8 || seq > maxVarintSeq && len(v) != 8 {
 			t.Errorf("seq %d: %d-byte value", seq, len(v))
 		}
-		// The 8-byte form of states written before issue 11.
+		// The 8-byte form of format 1 states.
 		if got, ok := decodeSeqValue(binary.BigEndian.AppendUint64(nil, seq)); !ok || got != seq {
 			t.Errorf("seq %d: 8-byte value decodes to %d, %v", seq, got, ok)
 		}
@@ -69,8 +69,8 @@ func TestSeqValues(t *testing.T) {
 
 // TestEightByteSeqValues opens a state of format 2, as builds before the
 // in-memory index wrote it: postings as keys (heads and the rest of their
-// groups), and heads and replay keys holding 8-byte seqs, as states written
-// before issue 11 do. Open loads those postings into the index and raises
+// groups), and heads and replay keys holding 8-byte seqs, as format 1
+// states do. Open loads those postings into the index and raises
 // the format marker; lookups find the documents through them, and new
 // documents join their groups.
 func TestEightByteSeqValues(t *testing.T) {

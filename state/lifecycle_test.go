@@ -369,8 +369,8 @@ func keyExpiresAt(t *testing.T, s *Store, key []byte) uint64 {
 	return at
 }
 
-// TestOpenUpgradesFormat1 opens a state marked format 1, as builds before
-// issue 11 wrote, and finds its marker raised to this build's, which those
+// TestOpenUpgradesFormat1 opens a state marked format 1, as the oldest
+// builds wrote, and finds its marker raised to this build's, which those
 // builds refuse.
 func TestOpenUpgradesFormat1(t *testing.T) {
 	dir := t.TempDir()

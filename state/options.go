@@ -23,8 +23,7 @@ const (
 	// built in one go, both in proportion to its size; at 32 MiB these made
 	// the latency tail at 1M documents (p99 / max 169–215 / 230–272 ms in
 	// three bench runs), at 8 MiB 50–80 / 76–116 in the three interleaved
-	// with them, for 8–21% more CPU (BENCHMARKS.md, "Smaller memtables: the
-	// flush tail").
+	// with them, for 8–21% more CPU (dedupstream bench).
 	DefaultMemtableBytes = 8 << 20
 	DefaultNumMemtables  = 3
 )
@@ -138,13 +137,11 @@ const (
 	// keys:
 	// WiscKey's key-value separation, which Badger is built for. A memtable
 	// then holds a 12-byte pointer for a record instead of the record, so a
-	// 32 MiB memtable holds more documents than a 64 MiB one did, and
-	// compactions never rewrite records. At 1M documents, interleaved with
-	// the build before (84–89 CPU s, an anonymous peak of 609–611 MB with
-	// every record in the tree and 64 MiB memtables), experimental builds
-	// took 73–84 CPU s and peaked at 396–420 MB; the committed one took
-	// 78–86 CPU s and peaked at 398–434 MB in fourteen later runs
-	// (BENCHMARKS.md, "Records in the value log"). Reading a record is one
+	// memtable holds many more documents, and compactions never rewrite
+	// records. At 1M documents, interleaved with every record in the tree
+	// (84–89 CPU s, an anonymous peak of 609–611 MB with 64 MiB memtables),
+	// records in the value log took 73–84 CPU s and peaked at 396–420 MB
+	// with 32 MiB memtables (dedupstream bench). Reading a record is one
 	// more read, from the value log's mapped file (readRecord), and a record
 	// that is overwritten or expires leaves garbage there until the value-log
 	// GC (gc_interval) rewrites its file, which it does once a compaction
@@ -158,18 +155,18 @@ const (
 	// peak at 1M documents with 2 MiB. With 1 MiB the live heap peaked at
 	// 426–435 MB against 439–462, CPU unchanged beyond the noise in interleaved
 	// 1M runs, which is what lets the automatic memory limit be lower
-	// (BENCHMARKS.md, "Smaller tables and a lower automatic limit").
+	// (dedupstream bench).
 	baseTableSize = 1 << 20
 	// level0Bytes is how much level 0 gathers before Badger compacts it
-	// into the level below: Badger's five tables at the 32 MiB memtables of
-	// before. Smaller memtables flush more often and get more level-0 tables
-	// (level0Tables), so that a compaction still merges as much at a time and
-	// compacts as often as before: with five 8 MiB tables the same data would
-	// be merged into the level below four times as often.
+	// into the level below: Badger's five tables of 32 MiB memtables.
+	// Smaller memtables flush more often and get more level-0 tables
+	// (level0Tables), so that a compaction still merges as much at a time:
+	// with five 8 MiB tables the same data would be merged into the level
+	// below four times as often.
 	level0Bytes = 160 << 20
 	// level0StallBytes is how much level 0 may hold before Badger stops
 	// writes until a compaction has made room: its fifteen tables of 32 MiB,
-	// so that a compaction running late has as much room as before.
+	// whatever the memtable size, so a compaction running late has room.
 	level0StallBytes = 480 << 20
 )
 

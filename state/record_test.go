@@ -62,7 +62,7 @@ func TestDecodeRecordRejects(t *testing.T) {
 	f("version 1 truncated id", old[:recordV1HeadLen+2])
 }
 
-// appendRecordV1V2 is the encoding of the builds before issue 11 (versions
+// appendRecordV1V2 is the encoding of format 1 states (record versions
 // 1 and 2, fixed-width of and cluster), kept to test that their records are
 // still read.
 func appendRecordV1V2(dst []byte, d *Doc) []byte {

@@ -70,8 +70,8 @@ func openCloseWith(t *testing.T, dir, name string) {
 }
 
 // TestOpenAfterCrashWithLargerMemtables: a state whose process died with a
-// memtable of 32 MiB unflushed (the default until the eleventh session of
-// 2026-11-27) opens with today's 8 MiB memtables and keeps every document.
+// memtable of 32 MiB unflushed (an older configuration's size) opens with
+// the default 8 MiB memtables and keeps every document.
 // Badger replays the memtable's write-ahead log into an arena of the size it
 // is opened with, and one too small for it ends the process, so Open uses the
 // size the log was written with, this once. The crash is a copy of the

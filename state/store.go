@@ -22,8 +22,8 @@ var ErrClosed = errors.New("state: closed")
 var ErrNotFound = errors.New("state: document not found")
 
 // formatVersion is the layout version stored under meta "format". Format 2
-// (version-3 records, uvarint seq values) came with issue 11, which builds of
-// format 1 cannot read; format 3 keeps postings in memory and a published
+// (version-3 records, uvarint seq values) is one builds of format 1 cannot
+// read; format 3 keeps postings in memory and a published
 // marker per document on disk, which builds of format 2 would not find;
 // format 4 a published marker per transaction, which builds of format 3
 // would not find; format 5 keeps replay postings in memory and in the

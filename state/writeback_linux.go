@@ -20,8 +20,8 @@ const writebackEvery = time.Second
 // them). Badger maps the file and, when it is full, msyncs it on the write
 // path before it opens the next one: every write of the store waits for
 // that, and with the file's pages left to the kernel's 30-second writeback
-// it waited 0.35-0.4 s at 1M documents (BENCHMARKS.md, "Records in the value
-// log"). Pages started a second earlier leave it little to wait for.
+// it waited 0.35-0.4 s at 1M documents (dedupstream bench). Pages started a
+// second earlier leave it little to wait for.
 func (s *Store) startWriteback() {
 	if !s.opt.InMemory && !s.opt.SyncWrites {
 		s.writeback = every(writebackEvery, s.startWritingBack)

@@ -47,7 +47,7 @@ type KafkaConfig struct {
 	// kafka-go has no static membership to take the old member's place.
 	// Heartbeats are sent every tenth of it.
 	SessionTimeout time.Duration `yaml:"session_timeout"`
-	// TLS and SASL secure the connections to the brokers (README "Security").
+	// TLS and SASL secure the connections to the brokers (docs/operations.md, "Security").
 	TLS  TLSConfig  `yaml:"tls"`
 	SASL SASLConfig `yaml:"sasl"`
 }

@@ -60,9 +60,9 @@ func newReader(cfg Config, sec Security, log *zap.Logger, member *membership) *k
 // SendAtOnce is the BatchTimeout of writers whose every WriteMessages is
 // synchronous, from one goroutine, and carries all there is to send (a
 // batch's records): kafka-go sends a batch that is not full when its
-// BatchTimeout has passed, even a synchronous call's, so the 1 ms of before
-// cost every emit a millisecond or more (BENCHMARKS.md, "Where the latency
-// goes"). A call's records for a partition join its batch under one lock,
+// BatchTimeout has passed, even a synchronous call's, so a 1 ms timeout
+// cost every emit a millisecond or more (dedupstream bench). A call's
+// records for a partition join its batch under one lock,
 // which the timer's flush waits for, so a timeout this short does not split
 // them.
 const SendAtOnce = time.Microsecond

@@ -195,10 +195,9 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.BoolVar(&o.holdWhenIdle, "hold-when-idle", false, "batch.hold_when_idle of the filter, the passthrough and the fleet's instances: hold every batch for batch.linger, even when the pipeline is idle")
 	fs.BoolVar(&o.passthrough, "passthrough", true, "also run a plain consume→produce passthrough for the overhead ratio")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the filter run to this file, and one of its latency run to FILE.latency (fleet mode: FILE.i for instance i, the whole run)")
-	// Enough to fill one 32 MiB memtable (~125,000–190,000 documents' keys,
-	// estimated), the default until the eleventh session of 2026-11-27, and six
-	// or so of the 8 MiB ones since: their switches and flushes make the tail.
-	// A run of 10,000 (the default until the tenth session) filled none.
+	// Enough to fill six or so of the default 8 MiB memtables (~31,000
+	// documents' keys each): their switches and flushes make the tail, and a
+	// run of 10,000 fills none.
 	fs.IntVar(&o.latencyDocs, "latency-docs", 200000, "documents of the latency mode, produced at --rate while the pipeline runs (0: throughput mode only); the default fills several of the filter's memtables, whose switches and flushes make the tail")
 	fs.Float64Var(&o.rate, "rate", 0, "docs/s of the latency mode's producer (0: half the filter's docs/s in the throughput mode)")
 	fs.Int64Var(&o.memtable, "memtable-bytes", 0, "state.memtable_bytes of the filter run (0: the default)")

@@ -38,8 +38,8 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 	if o.brokerLog == "disk" {
 		// An in-memory log lives on the broker's Go heap, which only grows:
 		// during a 1M-document run's latency mode, perf put half the broker's
-		// CPU in the kernel zeroing fresh pages for it (BENCHMARKS.md, "The
-		// bench's broker on disk"). A log in files is held by the page cache.
+		// CPU in the kernel zeroing fresh pages for it (dedupstream bench).
+		// A log in files is held by the page cache.
 		dir, err := os.MkdirTemp("", "dedupstream-bench-broker-*")
 		if err != nil {
 			return bench.Cluster{}, nil, err

@@ -34,7 +34,7 @@ func runPages(t *testing.T, run string) (a, b string) {
 	return a, b
 }
 
-// TestCompareRepeatedRuns is issue 12's golden case through `dedupstream compare`: two
+// TestCompareRepeatedRuns is simhash's tf golden case through `dedupstream compare`: two
 // unrelated texts (resemblance under 0.01) that end in the same run of 300
 // quoted-printable "=3D", of 300 "=09", or a table of 300 identical cells must not be
 // simhash near-duplicates (they were at distance 0 when features were weighted by term
@@ -78,7 +78,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 	}
 }
 
-// TestCompareModMShortPage is issue 12's golden case for mod-m through `dedupstream
+// TestCompareModMShortPage is the golden case of mod-m's floor through `dedupstream
 // compare`: a short page (66 shingles: 41 words of bees.txt and a 28-word list footer)
 // shares only the footer with a long page (about 1,400 shingles). The short page's
 // mod-25 sample holds a few values at most, too few to estimate its containment, which

@@ -12,37 +12,23 @@ import (
 
 // memoryHeadroom is what the automatic memory limit allows above the Badger
 // write buffers and the in-memory indexes: the tables a compaction is building,
-// batches in flight, Kafka buffers and the rest of the heap. At 1M documents
-// stored, with the 1 MiB base tables (state's baseTableSize), the live heap
-// peaked at 428–435 MB; the ~467 MiB this headroom gives there (or 448 MiB)
-// made no CPU difference beyond the noise against 2 MiB tables with 192 MiB
-// (~563 MiB) in four interleaved pairs (−8% to +5% each), and the anonymous
-// peak was 411–472 MB against 515–559 (BENCHMARKS.md). With 2 MiB tables a
-// limit of 448 MiB had cost 3–14% more CPU: the collector ran back to back
-// whenever the memtables were full. (Measured before the postings index
-// moved into memory; with it, the limit at 1M is ~620 MiB and the collector
-// runs about once a second at 10k documents/s: BENCHMARKS.md, "Postings in
-// memory". Since the records moved to the value log, with 32 MiB memtables,
-// it was ~445 MiB there, and the live heap peaked at 355–403 MB: "Records in
-// the value log". With the 8 MiB memtables of the eleventh session it is
-// ~328 MiB, the live heap peaking at 272–292 MB, and the collector runs more
-// often: 8–21% more CPU at 1M. A headroom of 152 MiB took that back, but the
-// latency p99 was 62–71 ms against 33–72 (three and five runs): "Smaller
-// memtables: the flush tail". With the replay index of state format 5 it is
-// ~337 MiB at 1M; a limit of 448 MiB there made the collector run two
-// fifths as often and changed neither the CPU nor the tail, three runs each:
-// "Replay postings in the markers".)
+// batches in flight, Kafka buffers and the rest of the heap. With the default
+// 8 MiB memtables the limit is ~337 MiB at 1M documents stored, the live heap
+// peaking at 272–292 MB. More headroom buys throughput, not latency: 152 MiB
+// gave the CPU back but a p99 of 62–71 ms against 33–72 (three and five runs),
+// and a 448 MiB limit made the collector run two fifths as often and changed
+// neither CPU nor tail (three interleaved pairs; BENCHMARKS.md, "Tried and not
+// kept").
 const memoryHeadroom = 96 << 20
 
 // memoryFloor is the least automatic limit. What the heap needs besides the
 // state — Kafka's buffers, the batches in flight, the collector's room —
-// does not shrink with the state, and the write buffers that used to make
-// room for it did, to a quarter, with the 8 MiB memtables of the eleventh
-// session: at 10k documents stored the limit fell from 253 to ~135 MiB, the
-// collector ran 3.5 times as often in the latency run (290 stop-the-world
-// pauses against 84) and the p99 rose from 33 to 80 ms (one run each; with
-// a limit of 253 MiB, 86 pauses and 56 ms). The old start (253 MiB) is
-// the floor; from ~600,000 documents on (estimated) the formula is above it.
+// does not shrink with the state, while the write buffers do: without a floor
+// the limit is ~135 MiB at 10k documents stored, where the collector ran 3.5
+// times as often in the latency run (290 stop-the-world pauses against 84)
+// and the p99 rose from 33 to 80 ms (one run each; with a limit of 253 MiB,
+// 86 pauses and 56 ms). From ~600,000 documents on (estimated) the formula is
+// above the floor.
 const memoryFloor = 256 << 20
 
 // autoMemoryLimit reports whether memory_limit is left to the process: 0,

@@ -11,7 +11,7 @@ import (
 )
 
 // TestStateRefusesAnotherMethod: a state directory written by the default
-// configuration (oph since issue 11) cannot be opened with simhash configured, and the
+// configuration (oph) cannot be opened with simhash configured, and the
 // error names both sketches; the oph configuration still opens it.
 func TestStateRefusesAnotherMethod(t *testing.T) {
 	dir := t.TempDir()
@@ -31,7 +31,7 @@ func TestStateRefusesAnotherMethod(t *testing.T) {
 		t.Fatal(err)
 	}
 	if v := a.method.Version(); v != "oph128-b10r5-w5-16bit" {
-		t.Errorf("default sketch version %q, want oph128-b10r5-w5-16bit (the default since issue 11)", v)
+		t.Errorf("default sketch version %q, want oph128-b10r5-w5-16bit (the default)", v)
 	}
 	if err := a.close(); err != nil {
 		t.Fatal(err)

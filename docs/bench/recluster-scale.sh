@@ -5,7 +5,7 @@
 # default minhash sketch), then re-clusters the stopped state with star and with
 # the closed-set clusters, printing wall time and peak RSS (GNU time) of each.
 #
-#   docs/bench/recluster-scale.sh 1000000 /tmp/state-1m   # the 1M run
+#   docs/bench/recluster-scale.sh 1000000 /tmp/state-1m   # the 1M run of BENCHMARKS.md
 #   docs/bench/recluster-scale.sh 50000                    # a quick proof
 #
 # A state directory that exists already is reused (delete it to rebuild).

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the generated sections of BENCHMARKS.md and docs/bench/peers.md: each lies
-# between <!-- gen:NAME --> and <!-- /gen:NAME --> and is replaced by the output of the
-# command printed inside it; everything outside the markers is hand-written and kept.
+# Regenerates the generated sections of BENCHMARKS.md, docs/bench/accuracy.md and
+# docs/bench/peers.md: each lies between <!-- gen:NAME --> and <!-- /gen:NAME --> and is
+# replaced by the output of the command printed inside it; everything outside the markers
+# is hand-written and kept.
 #
 #   docs/bench/regen.sh              eval (generated pages and 20 Newsgroups) and peers
 #   REGEN_BENCH=1 docs/bench/regen.sh   also the end-to-end scaling table (docs/bench/scaling.sh:
@@ -44,10 +45,10 @@ eval_generated() (
 	./dedupstream eval --pages pages.jsonl --truth truth.tsv \
 		--methods minhash,oph,bottomk,modm,full,supershingle,simhash,imatch --thresholds 0.5,0.7,0.8,0.9
 )
-section BENCHMARKS.md eval "dedupstream gen --pages 5000 --seed 1 --edit-rate 0.01 --out pages.jsonl --truth truth.tsv --pairs pairs.tsv
+section docs/bench/accuracy.md eval "dedupstream gen --pages 5000 --seed 1 --edit-rate 0.01 --out pages.jsonl --truth truth.tsv --pairs pairs.tsv
 dedupstream eval --pages pages.jsonl --truth truth.tsv --methods minhash,oph,bottomk,modm,full,supershingle,simhash,imatch --thresholds 0.5,0.7,0.8,0.9" eval_generated
 eval_corpus_cmd="dedupstream eval --corpus $corpora/20news-bydate.tar.gz --limit 0 --methods minhash,oph,bottomk,modm,full,simhash --thresholds 0.5,0.8,0.9"
-section BENCHMARKS.md eval-corpus "$eval_corpus_cmd" "$tmp/dedupstream" eval --corpus "$corpora/20news-bydate.tar.gz" --limit 0 \
+section docs/bench/accuracy.md eval-corpus "$eval_corpus_cmd" "$tmp/dedupstream" eval --corpus "$corpora/20news-bydate.tar.gz" --limit 0 \
 	--methods minhash,oph,bottomk,modm,full,simhash --thresholds 0.5,0.8,0.9
 peers_cmd="go -C offline/lab/peers run . --corpus ../../../$corpora/20news-bydate.tar.gz --docs 20000"
 section docs/bench/peers.md peers "$peers_cmd" go -C offline/lab/peers run . --corpus ../../../$corpora/20news-bydate.tar.gz --docs 20000

@@ -8,7 +8,7 @@
 # Each size is a fresh run: a broker process (its log on disk, bench --broker-log), the
 # throughput mode (passthrough, then the filter over a pre-filled backlog), then the latency
 # mode: 200,000 more documents (enough to fill several of the filter's memtables, whose
-# switches and flushes make the tail; the bench's default since the tenth session) from a producer limited to
+# switches and flushes make the tail; the bench's default) from a producer limited to
 # half the filter's docs/s — producer and read-back alone, passthrough, filter. Every run's
 # whole output is kept in $SCALING_LOGS (default: a temporary directory, removed at exit).
 # The 1M run needs ~7.5 GB free in $TMPDIR for the broker's log (input, passthrough and
@@ -48,7 +48,7 @@ done
 {
 	echo '```'
 	echo
-	echo "Commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!BENCHMARKS.md' || echo ' (with uncommitted changes)'); machine: $(nproc) ×" \
+	echo "Run on $(date -u +%F) at commit $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- . ':!BENCHMARKS.md' || echo ' (with uncommitted changes)'); machine: $(nproc) ×" \
 		"$(sed -n 's/^model name\t*: //p' /proc/cpuinfo | head -1), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM;" \
 		"load average before the runs $load."
 	if awk -v l="${load%% *}" 'BEGIN { exit !(l > 1) }'; then

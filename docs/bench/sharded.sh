@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sharded mode against one instance, same documents: CPU per document summed
 # over all processes, throughput, state and internal-topic bytes per document
-# (BENCHMARKS.md, "Sharded mode"). Each row is one `dedupstream bench` in fleet
+# (BENCHMARKS.md, "Sharded mode and scaling"). Each row is one `dedupstream bench` in fleet
 # mode: the broker in a process of its own, the filter as N real
 # `dedupstream run` processes. Run it on a quiet machine.
 #

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Measures the latency tail at 1M stored the two ways issue 11 can be read, interleaved, and
-# prints one row a run and how many runs had a p99 of at most 50 ms:
+# Measures the latency tail at 1M stored two ways, interleaved, and prints one row a run
+# and how many runs had a p99 of at most 50 ms (the aim BENCHMARKS.md holds the tail to):
 #
-#   docs/bench/tail.sh            3 rounds: each a run at half the throughput run's rate (the
-#                                 issue's goal) and one at a fixed 20,000 docs/s (its 1M floor)
+#   docs/bench/tail.sh            3 rounds: each a run at half the throughput run's rate and
+#                                 one at a fixed 20,000 docs/s
 #   docs/bench/tail.sh 5          5 rounds
 #
 # TAIL_DOCS (default 1000000) sets the documents stored first and TAIL_RATE (default 20000)
 # the fixed rate; the latency mode produces 200,000 more in each run. Each run prints the
 # machine's free page reporting (summary page_reporting: the order when the virtual machine
 # hands free memory back to its host, off, or - without such a balloon), on which the tail
-# depends (BENCHMARKS.md, "Free page reporting: the host under the tail"). A 1M run takes
+# depends (BENCHMARKS.md, "Latency"). A 1M run takes
 # ~65 s and ~7.5 GB of $TMPDIR. Every run's whole output is kept in $TAIL_LOGS (default: a
 # temporary directory, removed at exit).
 set -euo pipefail

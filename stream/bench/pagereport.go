@@ -12,8 +12,8 @@ import (
 // reporting, with the kernel's page_reporting_order (the smallest block, in
 // pages of 2^order, it reports) no larger than the largest block it keeps.
 // On the 2-core machine of BENCHMARKS.md the latency mode's tail and the
-// broker's CPU a record moved with it ("Free page reporting", eighteenth
-// session), so the bench prints it beside its figures.
+// broker's CPU a record moved with it (BENCHMARKS.md, "Latency"), so the
+// bench prints it beside its figures.
 type PageReporting struct {
 	Offered bool // the machine has a virtio balloon that offers free page reporting
 	On      bool // and the kernel reports: Order is at most the largest block order

@@ -57,7 +57,7 @@ type User struct {
 // fills, copying the old one, and does it on the goroutine that serves every
 // request: with its default 100 MiB segments, each doubling to 128 MiB stalled
 // every client of a 1M-document bench for 0.3-0.5 s, the broker spending a
-// core zeroing fresh pages (perf; BENCHMARKS.md, "Records in the value log").
+// core zeroing fresh pages (perf; dedupstream bench).
 // With 8 MiB segments a doubling copies at most 8 MiB.
 const segmentBytes = 8 << 20
 

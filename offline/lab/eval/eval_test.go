@@ -21,7 +21,7 @@ func generate(n int, o gen.Options) []gen.Page {
 	return pages
 }
 
-// TestExactMatchesOracle is issue 5's acceptance check of the generator's ground truth:
+// TestExactMatchesOracle is the acceptance check of the generator's ground truth:
 // the resemblance and containments (both directions) Exact states for every generated
 // (copy, origin) pair, of every kind, equal those the exact oracle recomputes, through
 // its inverted index, from the same pages.

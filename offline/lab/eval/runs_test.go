@@ -7,7 +7,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
 )
 
-// TestSimHashOnRuns is issue 12 on generated pages: half of them end in a long run of
+// TestSimHashOnRuns is simhash's tf weighting on generated pages: half of them end in a long run of
 // one token (gen Options.Runs). Distinct originals share almost no shingles, so a pair
 // across two true clusters is a sketch error. Weighted by term frequency, every two
 // pages with the same run (a third of the run pages each) are near whatever their text,
