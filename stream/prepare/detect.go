@@ -53,6 +53,7 @@ import (
 	"unicode/utf8"
 
 	"golang.org/x/text/encoding"
+	"golang.org/x/text/transform"
 )
 
 // detectMax is how much of a value the detector reads: the readings of
@@ -99,7 +100,8 @@ type candidate struct {
 	high *[128]charInfo
 }
 
-// charInfo is what the models need to know of a character.
+// charInfo is what the models need to know of a character, worked out
+// once per byte of each single-byte candidate.
 type charInfo struct {
 	r      rune
 	cyr    uint8 // Russian letter class of cyrillicBigram, 0 if none
@@ -107,13 +109,22 @@ type charInfo struct {
 	upper  bool
 	latin  bool // a letter of the Latin script
 	cyrl   bool // a letter of the Cyrillic script
+	digit  bool // an ASCII digit
+	punct  bool // isPunct
+	common bool // a small letter's commonAccented, the letter's or its small one's
+	// word: the letter is a word on its own in the language of the
+	// candidate's model (oneLetterWord).
+	word bool
 }
 
-func infoOf(r rune) charInfo {
-	ci := charInfo{r: r, letter: unicode.IsLetter(r), upper: unicode.IsUpper(r)}
+func infoOf(r rune, m model) charInfo {
+	ci := charInfo{r: r, letter: unicode.IsLetter(r), upper: unicode.IsUpper(r), digit: r >= '0' && r <= '9', punct: isPunct(r)}
 	ci.latin = ci.letter && unicode.Is(unicode.Latin, r)
 	ci.cyrl = ci.letter && unicode.Is(unicode.Cyrillic, r)
-	ci.cyr = russianClass(unicode.ToLower(r))
+	lower := unicode.ToLower(r)
+	ci.cyr = russianClass(lower)
+	ci.common = commonAccented(lower)
+	ci.word = oneLetterWord(m, lower)
 	return ci
 }
 
@@ -158,13 +169,13 @@ var candidates = func() []candidate {
 		}
 		cs[i] = candidate{name: c.name, model: c.model, enc: r.enc}
 		if c.model == modelCyrillic || c.model == modelWestern {
-			cs[i].high = singleByteTable(r.enc)
+			cs[i].high = singleByteTable(r.enc, c.model)
 		}
 	}
 	return cs
 }()
 
-func singleByteTable(e encoding.Encoding) *[128]charInfo {
+func singleByteTable(e encoding.Encoding, m model) *[128]charInfo {
 	var t [128]charInfo
 	for b := range 128 {
 		text, err := e.NewDecoder().Bytes([]byte{byte(0x80 + b)})
@@ -172,7 +183,7 @@ func singleByteTable(e encoding.Encoding) *[128]charInfo {
 		if err != nil || n != len(text) || r >= 0x80 && r < 0xa0 {
 			r = utf8.RuneError
 		}
-		t[b] = infoOf(r)
+		t[b] = infoOf(r, m)
 	}
 	return &t
 }
@@ -180,7 +191,7 @@ func singleByteTable(e encoding.Encoding) *[128]charInfo {
 // asciiInfo are the ASCII characters' charInfo.
 var asciiInfo = func() (t [128]charInfo) {
 	for b := range 128 {
-		t[b] = infoOf(rune(b))
+		t[b] = infoOf(rune(b), modelWestern)
 	}
 	return t
 }()
@@ -301,7 +312,7 @@ func singleByteCost(c *candidate, v []byte) int {
 			next = &c.high[v[i+1]-0x80]
 		}
 		switch {
-		case isPunct(cur.r):
+		case cur.punct:
 			cost += punctCost(i-punctAt, &prev, cur, next)
 			punctAt = i
 		case c.model == modelCyrillic:
@@ -309,7 +320,7 @@ func singleByteCost(c *candidate, v []byte) int {
 		default:
 			cost += westernCost(&prev, prevHigh, cur)
 		}
-		if cur.letter && !prev.letter && !next.letter && !oneLetterWord(c.model, unicode.ToLower(cur.r)) {
+		if cur.letter && !prev.letter && !next.letter && !cur.word {
 			cost += costLoneLetter
 		}
 		prev, prevHigh = *cur, true
@@ -327,7 +338,7 @@ func punctCost(gap int, prev, cur, next *charInfo) int {
 		return costOther
 	case cur.r == '№' && next.letter:
 		return costOther
-	case gap == 2 && (prev.letter || prev.r >= '0' && prev.r <= '9'):
+	case gap == 2 && (prev.letter || prev.digit):
 		return costOther
 	}
 	return costPunct
@@ -383,7 +394,7 @@ func westernCost(prev *charInfo, prevHigh bool, cur *charInfo) int {
 	switch {
 	case cur.latin:
 		cost := 20
-		if !commonAccented(unicode.ToLower(cur.r)) {
+		if !cur.common {
 			cost = 40
 		}
 		switch {
@@ -421,12 +432,11 @@ func isPunct(r rune) bool {
 }
 
 // multiByteCost is the cost of reading v in the multi-byte candidate c, -1
-// if it cannot be read.
+// if it cannot be read. It decodes a chunk at a time, so that a value that
+// is not in c — most of them — is given up at its first bad sequence.
 func multiByteCost(c *candidate, v []byte) int {
-	text, err := c.enc.NewDecoder().Bytes(v)
-	if err != nil {
-		return -1
-	}
+	dec := c.enc.NewDecoder()
+	var chunk [256]byte
 	cost := 0
 	// Chinese and Japanese put no spaces between words: an ideograph or
 	// kana, a space, and another is how they read a language that does.
@@ -437,25 +447,32 @@ func multiByteCost(c *candidate, v []byte) int {
 		afterCJKSpace
 	)
 	state := afterOther
-	for _, r := range string(text) {
-		switch {
-		case r == ' ' && state == afterCJK:
-			state = afterCJKSpace
-			continue
-		case r < utf8.RuneSelf:
-			state = afterOther
-			continue
-		case r == utf8.RuneError:
+	for len(v) > 0 {
+		n, read, err := dec.Transform(chunk[:], v, true)
+		if err != nil && err != transform.ErrShortDst || read == 0 && n == 0 {
 			return -1
 		}
-		cjk := r >= 0x3041 && r <= 0x30ff || r >= hanziLo && r <= hanziHi
-		if cjk && spaced && state == afterCJKSpace {
-			cost += costSpaced
-		}
-		cost += cjkCost(c.model, r)
-		state = afterOther
-		if cjk {
-			state = afterCJK
+		v = v[read:]
+		for _, r := range string(chunk[:n]) {
+			switch {
+			case r == ' ' && state == afterCJK:
+				state = afterCJKSpace
+				continue
+			case r < utf8.RuneSelf:
+				state = afterOther
+				continue
+			case r == utf8.RuneError:
+				return -1
+			}
+			cjk := r >= 0x3041 && r <= 0x30ff || r >= hanziLo && r <= hanziHi
+			if cjk && spaced && state == afterCJKSpace {
+				cost += costSpaced
+			}
+			cost += cjkCost(c.model, r)
+			state = afterOther
+			if cjk {
+				state = afterCJK
+			}
 		}
 	}
 	return cost
