@@ -28,17 +28,16 @@ package prepare
 //     script.
 //
 // Typographic punctuation (“ ” « » – — … and the like) costs 6 bits in
-// every model (14 inside a word — but for ’ · – — —, before a letter for
-// №, or around a single ASCII letter or digit,
-// „A„p, as single-byte encodings read another's letters); a letter that is
-// a word on its own costs 6 bits more unless the language has such words
-// (в, и, à …); a space
-// between two Chinese or Japanese characters costs 16 bits; other ASCII
-// costs nothing, being the same in every reading. A
-// reading with a byte its encoding cannot read, or a C1 control character,
-// is no candidate. Readings that are the same text (a page whose only
-// non-ASCII bytes are quotes and dashes is the same in windows-1252 and
-// windows-1251) count once, as the first of them in candidates' order.
+// every model, 14 where it is how a single-byte encoding reads another's
+// letters: inside a word (but for ’ · – —), № before a letter, or around a
+// single ASCII letter or digit („A„p). A letter that is a word on its own
+// costs 6 bits more unless the language has such words (в, и, à …). A space
+// between two Chinese or Japanese characters costs 16 bits. Other ASCII
+// costs nothing, being the same in every reading. A reading with a byte
+// its encoding cannot read, or a C1 control character, is no candidate.
+// Readings that are the same text (a page whose only non-ASCII bytes are
+// quotes and dashes is the same in windows-1252 and windows-1251) count
+// once, as the first of them in candidates' order.
 //
 // The confidence is the winner's share of the readings' likelihoods
 // (2^-cost, summed over the distinct readings), times how much its text
