@@ -10,7 +10,7 @@ GO ?= go
 FUZZTIME ?= 100000x
 
 # package:FuzzTarget pairs
-FUZZ_TARGETS = ./stream/prepare:FuzzDecode ./stream/prepare:FuzzDecodeFast ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
+FUZZ_TARGETS = ./stream/prepare:FuzzDecode ./stream/prepare:FuzzDecodeFast ./stream/prepare:FuzzDetect ./lsh/clean:FuzzHTML ./lsh/clean:FuzzText \
 	./lsh:FuzzShingles ./lsh:FuzzDecodeSignature ./state:FuzzDecodeRecord ./state:FuzzMarker ./offline/lab/corpus:FuzzReadReuters \
 	./stream/shard:FuzzDecodeLogRecord
 

@@ -29,7 +29,7 @@ func TestBadInputGoesToDeadLetter(t *testing.T) {
 	}{
 		{kafka.Message{Key: []byte("empty")}, "dedupstream.EmptyValue", prepare.StageDecode},
 		{kafka.Message{Key: []byte("binary"), Value: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR"), Headers: trace}, "dedupstream.BinaryValue", prepare.StageDecode},
-		{kafka.Message{Key: []byte("latin1"), Value: []byte("caf\xe9 cr\xe8me")}, "dedupstream.InvalidUTF8", prepare.StageDecode},
+		{kafka.Message{Key: []byte("undetectable"), Value: []byte("\xe9\x9c\xc3\xb1\xd2\x8b\xfa")}, "dedupstream.InvalidUTF8", prepare.StageDecode}, // no text in any encoding
 		{kafka.Message{Key: []byte("wrongtype"), Value: []byte(`{"id": "wrongtype", "html": 42}`)}, "dedupstream.WrongFieldType", prepare.StageDecode},
 		{kafka.Message{Key: []byte("nofield"), Value: []byte(`{"id": "nofield", "title": "only a title"}`)}, "dedupstream.MissingField", prepare.StageDecode},
 		{kafka.Message{Key: []byte("oversized"), Value: bytes.Repeat([]byte("word "), 20000)}, "dedupstream.Oversized", prepare.StageDecode},

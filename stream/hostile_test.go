@@ -36,7 +36,8 @@ func hostileInputs() []hostile {
 	nestedJSON := strings.Repeat(`{"a":`, 20_000) + "1" + strings.Repeat("}", 20_000)
 	text := func(s string) []byte { return []byte(s) }
 	return []hostile{
-		{"invalid-utf8", kafka.Message{Value: text("plain text with a Latin-1 byte: caf\xe9")}, "dedupstream.InvalidUTF8"},
+		{"invalid-utf8", kafka.Message{Value: text("plain text with a Latin-1 byte: caf\xe9")}, ""}, // detected: windows-1252
+		{"undetectable-text", kafka.Message{Value: text("\xe9\x9c\xc3\xb1\xd2\x8b\xfa \xaf\x81\xfe")}, "dedupstream.InvalidUTF8"},
 		{"nul", kafka.Message{Value: text("text with a NUL\x00 inside")}, "dedupstream.BinaryValue"},
 		{"blob", kafka.Message{Value: blob}, "dedupstream.BinaryValue"},
 		{"oversized", kafka.Message{Value: bytes.Repeat([]byte("big "), 230_000)}, "dedupstream.Oversized"},
@@ -55,8 +56,8 @@ func hostileInputs() []hostile {
 		{"control-chars", kafka.Message{Value: text("bell\a and escape\x1b[31m red \u200b zero width\ufeff bom")}, ""},
 		{"koi8-r-by-meta", kafka.Message{Value: text("<html><meta charset=\"koi8-r\"><p>\xf3\xd4\xd2\xc1\xce\xc9\xc3\xc1 \xd7 koi8-r")}, ""},
 		{"utf16-lone-surrogate", kafka.Message{Value: text("\xff\xfeh\x00i\x00\x00\xd8")}, "dedupstream.InvalidCharset"},
-		{"json-latin1-unnamed", kafka.Message{Value: text("{\"id\": \"j\", \"body\": \"caf\xe9 cr\xe8me\"}")}, "dedupstream.InvalidUTF8"},
-		{"unknown-charset", kafka.Message{Value: text("caf\xe9"), Headers: []kafka.Header{{Key: "Content-Type", Value: text("text/html; charset=klingon")}}}, "dedupstream.InvalidUTF8"},
+		{"json-latin1-unnamed", kafka.Message{Value: text("{\"id\": \"j\", \"body\": \"caf\xe9 cr\xe8me\"}")}, ""},                                                // detected: windows-1252
+		{"unknown-charset", kafka.Message{Value: text("caf\xe9"), Headers: []kafka.Header{{Key: "Content-Type", Value: text("text/html; charset=klingon")}}}, ""}, // as if unnamed: detected
 	}
 }
 

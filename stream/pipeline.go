@@ -550,7 +550,7 @@ func (p *Pipeline) decideItems(ctx context.Context, b *batch) (decided, error) {
 			d.outs[i] = outcome{Decision: Decision{Verdict: Invalid}, err: it.Err}
 			continue
 		}
-		d.outs[i] = outcome{Decision: d.Decisions[j], charset: b.items[i].Rec.Charset}
+		d.outs[i] = outcome{Decision: d.Decisions[j], charset: b.items[i].Rec.CharsetHeader()}
 		j++
 	}
 	if p.sharded != nil {

@@ -16,7 +16,9 @@ const (
 	HeaderCluster    = "dedup.cluster"
 	HeaderSketch     = "dedup.sketch"
 	// HeaderCharset names the encoding the page was read in (e.g.
-	// windows-1251), when it was not UTF-8. The value itself is forwarded
+	// windows-1251), when it was not UTF-8, followed by "; detected" when
+	// the encoding was detected from the bytes rather than named
+	// (prepare.Record.CharsetHeader). The value itself is forwarded
 	// unchanged.
 	HeaderCharset = "dedup.charset"
 )

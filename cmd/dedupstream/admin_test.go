@@ -117,7 +117,7 @@ func metricsInput(good, bad int) []kafka.Message {
 		msgs = append(msgs, kafka.Message{Key: []byte("k" + strconv.Itoa(i)), Value: []byte(text)})
 	}
 	for i := 0; i < bad; i++ {
-		msgs = append(msgs, kafka.Message{Key: []byte("bad" + strconv.Itoa(i)), Value: []byte("caf\xe9")})
+		msgs = append(msgs, kafka.Message{Key: []byte("bad" + strconv.Itoa(i)), Value: []byte("\xe9\x9c\xc3\xb1\xd2\x8b\xfa")}) // in no encoding
 	}
 	return msgs
 }

@@ -122,7 +122,7 @@ func (c *crashRun) produce(n int) {
 	if c.rng.IntN(5) == 0 {
 		key := "bad-" + strconv.Itoa(len(c.bad))
 		c.bad[key] = true
-		msgs = append(msgs, kafka.Message{Key: []byte(key), Value: []byte("caf\xe9 au lait")})
+		msgs = append(msgs, kafka.Message{Key: []byte(key), Value: []byte("\xe9\x9c\xc3\xb1\xd2\x8b\xfa au lait")}) // in no encoding
 	}
 	if err := produce(context.Background(), c.addr, "pages", msgs); err != nil {
 		c.t.Fatal(err)

@@ -66,7 +66,7 @@ func badRecords() []kafka.Message {
 	return []kafka.Message{
 		{Key: []byte("bad-empty"), Value: nil},
 		{Key: []byte("bad-binary"), Value: []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")},
-		{Key: []byte("bad-utf8"), Value: []byte("caf\xe9 cr\xe8me br\xfbl\xe9e: Latin-1 bytes, not UTF-8")},
+		{Key: []byte("bad-utf8"), Value: []byte("\xe9\x9c\xc3\xb1\xd2\x8b\xfa\x81\xfe: bytes in no encoding, not UTF-8")},
 		{Key: []byte("bad-json"), Value: []byte(`{"id": "bad-json", "html": 42}`)},
 		{Key: []byte("bad-oversized"), Value: []byte(strings.Repeat("big ", 80000))},
 		{Key: []byte("bad-boilerplate"), Value: []byte("<html><body><nav>Home | News | About</nav><footer>© 2026</footer></body></html>")},

@@ -125,3 +125,32 @@ func TestEmptyListMeansNone(t *testing.T) {
 		t.Errorf("decode.charset from the environment: %+v", c.Decode.Charset)
 	}
 }
+
+// TestDecodeDetect: decode.detect is on unless the file or the environment
+// turns it off.
+func TestDecodeDetect(t *testing.T) {
+	f := func(file string, environ []string, want bool) {
+		t.Helper()
+		path := ""
+		if file != "" {
+			path = filepath.Join(t.TempDir(), "c.yaml")
+			if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c, err := loadConfig(path, environ)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.ensureDefaults(); c.Decode.Detect == nil || *c.Decode.Detect != want {
+			t.Errorf("file %q env %q: decode.detect %v, want %v", file, environ, c.Decode.Detect, want)
+		}
+	}
+	f("", nil, true)
+	f("decode:\n  detect: false\n", nil, false)
+	f("", []string{"DEDUPSTREAM_DECODE_DETECT=false"}, false)
+	f("decode:\n  detect: false\n", []string{"DEDUPSTREAM_DECODE_DETECT=true"}, true)
+	if _, err := loadConfig("", []string{"DEDUPSTREAM_DECODE_DETECT=maybe"}); err == nil || !strings.Contains(err.Error(), "decode.detect") {
+		t.Errorf("DEDUPSTREAM_DECODE_DETECT=maybe: %v, want an error naming decode.detect", err)
+	}
+}

@@ -9,15 +9,18 @@ package prepare
 //     then, for a JSON record, a field (decode.charset.fields);
 //  3. else a <meta charset> or <meta http-equiv="Content-Type"> in the
 //     first kilobyte of the page;
-//  4. else UTF-8.
+//  4. else UTF-8, if the bytes are UTF-8;
+//  5. else the encoding detected from the bytes (detect.go; decode.detect),
+//     if the detector is confident of it.
 //
 // Two departures, both for data that comes from crawlers rather than from
 // servers: a raw page that is valid UTF-8 and names no charset by 1 or 2 is
 // UTF-8, whatever its <meta> says — crawlers that convert pages to UTF-8
 // leave the old declaration in — and is used as it is, not copied (the fast
-// path). And where a browser would guess windows-1252 for an undeclared page
-// that is not UTF-8, or put U+FFFD in place of bytes its encoding cannot
-// read, decode returns an InputError: the record is dead-lettered, whole.
+// path), never reaching the detector. And where a browser would guess
+// anyway (detection off, or not confident), or put U+FFFD in place of bytes
+// its encoding cannot read, decode returns an InputError: the record is
+// dead-lettered, whole.
 //
 // A JSON record is UTF-8 text by its standard (RFC 8259): the charset it
 // names, by header or field, is read only when it is not valid UTF-8 — a
@@ -26,6 +29,7 @@ package prepare
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -43,6 +47,8 @@ type reading struct {
 	from string            // what named it, for messages: "header Content-Type"
 	// unknown is a label that was named but is no encoding browsers know.
 	unknown string
+	// detected: the encoding was detected from the bytes, not named.
+	detected bool
 }
 
 // lookup is the reading of a charset label named by from.
@@ -199,52 +205,76 @@ func metaReading(page []byte) reading {
 	return reading{enc: e, name: name, from: "a <meta> in the page"}
 }
 
-// notUTF8 is the error for a value that is not UTF-8 when nothing named
-// another encoding; named is what a header or field named, if anything.
-func notUTF8(v []byte, named reading) *InputError {
-	at := firstInvalidUTF8(v)
-	if named.unknown != "" {
-		return decodeErr("InvalidUTF8", "value is not valid UTF-8 (first bad byte at offset %d), and charset %q, named by %s, is not one browsers know",
-			at, named.unknown, named.from)
+// detectedReading is the reading of v, which is not UTF-8 and names no
+// charset, in the encoding detected from its bytes, when detection is on
+// and confident; else the error that dead-letters v, with the detector's
+// guess. named is what a header or field named, if anything.
+func detectedReading(cfg *Config, v []byte, named reading) (reading, *InputError) {
+	if !cfg.detect() {
+		return reading{}, notUTF8(v, named, "")
 	}
-	return decodeErr("InvalidUTF8", "value is not valid UTF-8 (first bad byte at offset %d) and names no charset (byte-order mark, header, field or <meta>)", at)
+	d := detectCharset(v)
+	if d.confident() {
+		return reading{enc: d.enc, name: d.name, from: "detection from its bytes", detected: true}, nil
+	}
+	if d.enc == nil {
+		return reading{}, notUTF8(v, named, "; no encoding the detector tries reads it")
+	}
+	return reading{}, notUTF8(v, named, fmt.Sprintf("; the detector's best guess, %s, has confidence %.2f, below %.2f", d.name, d.confidence, MinDetectConfidence))
 }
 
-// rawText is the text of a page with no byte-order mark, and the charset it
-// was read in: v itself when v is UTF-8 and names no charset (the fast path),
-// else v decoded from the charset its header or its <meta> names.
-func rawText(cs *CharsetConfig, hs []kafka.Header, v []byte) ([]byte, string, *InputError) {
-	r := headerReading(cs.Headers, hs)
+// notUTF8 is the error for a value that is not UTF-8 when nothing named
+// another encoding; named is what a header or field named, if anything, and
+// detected what detection says, if it was tried.
+func notUTF8(v []byte, named reading, detected string) *InputError {
+	at := firstInvalidUTF8(v)
+	if named.unknown != "" {
+		return decodeErr("InvalidUTF8", "value is not valid UTF-8 (first bad byte at offset %d), and charset %q, named by %s, is not one browsers know%s",
+			at, named.unknown, named.from, detected)
+	}
+	return decodeErr("InvalidUTF8", "value is not valid UTF-8 (first bad byte at offset %d) and names no charset (byte-order mark, header, field or <meta>)%s", at, detected)
+}
+
+// rawText is the text of a page with no byte-order mark, and the reading
+// that made it: v itself when v is UTF-8 and names no charset (the fast
+// path; the reading is the zero one), else v decoded from the charset its
+// header or its <meta> names, or else from the one detected.
+func rawText(cfg *Config, hs []kafka.Header, v []byte) ([]byte, reading, *InputError) {
+	r := headerReading(cfg.Charset.Headers, hs)
 	if r.enc == nil {
 		if i := bytes.IndexByte(v, 0); i >= 0 {
-			return nil, "", decodeErr("BinaryValue", "value has a NUL byte at offset %d: binary data, not a page", i)
+			return nil, reading{}, decodeErr("BinaryValue", "value has a NUL byte at offset %d: binary data, not a page", i)
 		}
 		if utf8.Valid(v) {
-			return v, "", nil
+			return v, reading{}, nil
 		}
 		named := r
 		if r = metaReading(v); r.enc == nil {
-			return nil, "", notUTF8(v, named)
+			var ierr *InputError
+			if r, ierr = detectedReading(cfg, v, named); ierr != nil {
+				return nil, reading{}, ierr
+			}
 		}
 	}
 	text, ierr := r.decode(v)
 	if ierr != nil {
-		return nil, "", ierr
+		return nil, reading{}, ierr
 	}
 	if i := bytes.IndexByte(text, 0); i >= 0 {
-		return nil, "", decodeErr("BinaryValue", "value decoded from %s has a NUL character at byte %d: binary data, not a page", r.name, i)
+		return nil, reading{}, decodeErr("BinaryValue", "value decoded from %s has a NUL character at byte %d: binary data, not a page", r.name, i)
 	}
-	return text, r.name, nil
+	return text, r, nil
 }
 
 // jsonText decodes a JSON record that is not valid UTF-8 from the charset
-// it names: by header, then by field, then by a <meta> in its HTML field.
+// it names: by header, then by field, then by a <meta> in its HTML field;
+// else from the one detected from its bytes.
 // Until it is decoded it may not parse (a Shift_JIS character can end in a
 // backslash), so the fields are found in its bytes: their names are ASCII,
 // as in every encoding a browser reads ASCII in. A value that names nothing
 // and is no JSON object at all is MalformedJSON, so that format auto reads it
 // as a page.
-func jsonText(cfg *Config, hs []kafka.Header, v []byte) ([]byte, string, *InputError) {
+func jsonText(cfg *Config, hs []kafka.Header, v []byte) ([]byte, reading, *InputError) {
 	r := headerReading(cfg.Charset.Headers, hs)
 	named := r
 	if r.enc == nil {
@@ -257,15 +287,18 @@ func jsonText(cfg *Config, hs []kafka.Header, v []byte) ([]byte, string, *InputE
 	}
 	if r.enc == nil {
 		if _, ierr := parseObject(v); ierr != nil {
-			return nil, "", ierr
+			return nil, reading{}, ierr
 		}
-		return nil, "", notUTF8(v, named)
+		var ierr *InputError
+		if r, ierr = detectedReading(cfg, v, named); ierr != nil {
+			return nil, reading{}, ierr
+		}
 	}
 	text, ierr := r.decode(v)
 	if ierr != nil {
-		return nil, "", ierr
+		return nil, reading{}, ierr
 	}
-	return text, r.name, nil
+	return text, r, nil
 }
 
 // jsonValue is the start of the string value of field name in the JSON text

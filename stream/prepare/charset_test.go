@@ -14,16 +14,22 @@ import (
 )
 
 // TestDecodeCharset: each way a value's encoding is found, in browsers'
-// order, and each way it fails.
+// order, and each way it fails. wantCharset is the dedup.charset header.
+// Detection is on unless a case is marked noDetect.
 func TestDecodeCharset(t *testing.T) {
+	const noDetect = "\x00no detect"
 	f := func(format Format, value, ctype, want, wantCharset, wantClass string) {
 		t.Helper()
+		d := testDecoder(format)
+		if v, ok := strings.CutSuffix(value, noDetect); ok {
+			value, d = v, testDecoderDetect(format, false)
+		}
 		m := &kafka.Message{Topic: "pages", Key: []byte("k"), Value: []byte(value)}
 		if ctype != "" {
 			name, v, _ := strings.Cut(ctype, ": ")
 			m.Headers = []kafka.Header{{Key: "trace", Value: []byte("koi8-r")}, {Key: name, Value: []byte(v)}}
 		}
-		rec, err := testDecoder(format).decode(m)
+		rec, err := d.decode(m)
 		switch {
 		case wantClass != "":
 			if err == nil || err.Class != "dedupstream."+wantClass || err.Stage != StageDecode {
@@ -31,8 +37,8 @@ func TestDecodeCharset(t *testing.T) {
 			}
 		case err != nil:
 			t.Errorf("decode(%q, %q): %v", value, ctype, err)
-		case string(rec.Body) != want || rec.Charset != wantCharset:
-			t.Errorf("decode(%q, %q) = %q in %q, want %q in %q", value, ctype, rec.Body, rec.Charset, want, wantCharset)
+		case string(rec.Body) != want || rec.CharsetHeader() != wantCharset:
+			t.Errorf("decode(%q, %q) = %q in %q, want %q in %q", value, ctype, rec.Body, rec.CharsetHeader(), want, wantCharset)
 		}
 	}
 	const moskva1251, moskvaKOI8 = "\xcc\xee\xf1\xea\xe2\xe0", "\xed\xcf\xd3\xcb\xd7\xc1" // Москва
@@ -62,10 +68,18 @@ func TestDecodeCharset(t *testing.T) {
 	// <meta> of a page that is not UTF-8, in its first kilobyte.
 	f(FormatRaw, `<meta charset="koi8-r"><p>`+moskvaKOI8, "", "<meta charset=\"koi8-r\"><p>Москва", "koi8-r", "")
 	f(FormatRaw, `<meta http-equiv="content-type" content="text/html; charset=windows-1252">caf`+"\xe9", "", `<meta http-equiv="content-type" content="text/html; charset=windows-1252">café`, "windows-1252", "")
-	f(FormatRaw, strings.Repeat(" ", 1024)+`<meta charset="koi8-r">`+moskvaKOI8, "", "", "", "InvalidUTF8")
-	// Undeclared bytes are not guessed at; bytes the named charset lacks are refused.
-	f(FormatRaw, "caf\xe9", "", "", "", "InvalidUTF8")
-	f(FormatRaw, "caf\xe9", "Content-Type: text/html; charset=x-unknown", "", "", "InvalidUTF8")
+	f(FormatRaw, strings.Repeat(" ", 1024)+`<meta charset="koi8-r">`+moskvaKOI8+noDetect, "", "", "", "InvalidUTF8")
+	// Past the first kilobyte a <meta> is not read: the bytes are detected.
+	f(FormatRaw, strings.Repeat(" ", 1024)+`<meta charset="koi8-r">`+moskvaKOI8, "", strings.Repeat(" ", 1024)+`<meta charset="koi8-r">Москва`, "koi8-r; detected", "")
+	// Undeclared bytes are detected, or with decode.detect off not guessed
+	// at; bytes the named charset lacks are refused.
+	f(FormatRaw, "caf\xe9", "", "café", "windows-1252; detected", "")
+	f(FormatRaw, moskva1251, "", "Москва", "windows-1251; detected", "")
+	f(FormatRaw, "caf\xe9"+noDetect, "", "", "", "InvalidUTF8")
+	f(FormatRaw, "caf\xe9", "Content-Type: text/html; charset=x-unknown", "café", "windows-1252; detected", "")
+	f(FormatRaw, "caf\xe9"+noDetect, "Content-Type: text/html; charset=x-unknown", "", "", "InvalidUTF8")
+	f(FormatRaw, "\xe9\x9c\xc3\xb1\xd2\x8b\xfa", "", "", "", "InvalidUTF8")                  // no text: not confident
+	f(FormatRaw, "caf\xe9", "Content-Type: text/html; charset=utf-8", "", "", "InvalidUTF8") // a named UTF-8 is never second-guessed
 	f(FormatRaw, "café", "Content-Type: text/html; charset=x-unknown", "café", "", "")
 	f(FormatRaw, "a\x98b", "Content-Type: windows-1251", "", "", "InvalidCharset") // 0x98 is unassigned
 	f(FormatRaw, "\x81\x20", "Content-Type: shift_jis", "", "", "InvalidCharset")
@@ -77,7 +91,8 @@ func TestDecodeCharset(t *testing.T) {
 	f(FormatAuto, `{"content_type":"text/html; charset=windows-1251","body":"`+moskva1251+`"}`, "", "Москва", "windows-1251", "")
 	f(FormatAuto, `{"charset":"koi8-r","body":"`+moskva1251+`"}`, "Content-Type: application/json; charset=windows-1251", "Москва", "windows-1251", "")
 	f(FormatAuto, `{"html":"<meta charset=\"koi8-r\"><p>`+moskvaKOI8+`"}`, "", `<meta charset="koi8-r"><p>Москва`, "koi8-r", "")
-	f(FormatAuto, `{"body":"`+moskva1251+`"}`, "", "", "", "InvalidUTF8")
+	f(FormatAuto, `{"body":"`+moskva1251+`"}`, "", "Москва", "windows-1251; detected", "")
+	f(FormatAuto, `{"body":"`+moskva1251+`"}`+noDetect, "", "", "", "InvalidUTF8")
 	f(FormatAuto, `{"x`+"\xff"+`":1,"body":"Москва"}`, "", "", "", "InvalidUTF8")
 	f(FormatAuto, `{"body":"Москва`+"\ufffd"+`"}`, "", "Москва\ufffd", "", "") // U+FFFD that is text
 	f(FormatAuto, `{"charset":"utf-8","body":"`+moskva1251+`"}`, "", "", "", "InvalidUTF8")
@@ -87,11 +102,12 @@ func TestDecodeCharset(t *testing.T) {
 	// only where they are fields.
 	f(FormatAuto, `{"content_type":"text\/html; charset=koi8-r","body":"`+moskvaKOI8+`"}`, "", "Москва", "koi8-r", "")
 	f(FormatAuto, `{"html":"\u003cmeta charset=\"koi8-r\"\u003e`+moskvaKOI8+`"}`, "", "<meta charset=\"koi8-r\">Москва", "koi8-r", "")
-	f(FormatAuto, `{"body":"a \"charset\": \"koi8-r\" `+moskvaKOI8+`"}`, "", "", "", "InvalidUTF8")
+	f(FormatAuto, `{"body":"a \"charset\": \"koi8-r\" `+moskvaKOI8+`"}`+noDetect, "", "", "", "InvalidUTF8")
 	f(FormatAuto, `{"title":"charset", "charset" : "koi8-r", "body":"`+moskvaKOI8+`"}`, "", "Москва", "koi8-r", "")
 	// A page that starts with "{" is still a page in format auto.
 	f(FormatAuto, "{"+moskva1251+"}", "Content-Type: windows-1251", "{Москва}", "windows-1251", "")
-	f(FormatAuto, "{"+moskva1251+"}", "", "", "", "InvalidUTF8")
+	f(FormatAuto, "{"+moskva1251+"}"+noDetect, "", "", "", "InvalidUTF8")
+	f(FormatAuto, "{"+moskva1251+"}", "", "{Москва}", "windows-1251; detected", "")
 }
 
 func utf16be(s string) string {
@@ -110,6 +126,8 @@ func TestCharsetConfig(t *testing.T) {
 		t.Helper()
 		var c Config
 		c.Charset = cs
+		off := false
+		c.Detect = &off // what names the charset, not what detection finds
 		c.EnsureDefaults()
 		if err := c.Validate(); err != nil {
 			t.Fatal(err)
@@ -186,7 +204,8 @@ func readGolden(t *testing.T, file string) (page, src []byte) {
 // TestCharsetGolden decodes each golden page to exactly its UTF-8 source: as
 // a raw value, and as a JSON record written in the page's encoding (with a
 // content_type field where the page names no charset). Without its header,
-// the page that names no charset of its own is dead-lettered, not guessed.
+// the page that names no charset of its own is detected, or dead-lettered
+// with detection off.
 func TestCharsetGolden(t *testing.T) {
 	for _, g := range charsetGolden {
 		t.Run(g.file, func(t *testing.T) {
@@ -209,8 +228,12 @@ func TestCharsetGolden(t *testing.T) {
 			if g.named == "" {
 				return
 			}
-			if _, err := testDecoder(FormatAuto).decode(&kafka.Message{Value: page}); err == nil || err.Class != "dedupstream.InvalidUTF8" {
-				t.Errorf("with no header: %v, want InvalidUTF8", err)
+			if _, err := testDecoderDetect(FormatAuto, false).decode(&kafka.Message{Value: page}); err == nil || err.Class != "dedupstream.InvalidUTF8" {
+				t.Errorf("with no header and detection off: %v, want InvalidUTF8", err)
+			}
+			rec, err = testDecoder(FormatAuto).decode(&kafka.Message{Value: page})
+			if err != nil || !bytes.Equal(rec.Body, src) || rec.CharsetHeader() != g.charset+"; detected" {
+				t.Errorf("with no header: %v, %q, body equal to the source: %v; want it detected", err, rec.CharsetHeader(), bytes.Equal(rec.Body, src))
 			}
 		})
 	}

@@ -9,10 +9,14 @@ import (
 // Config says how a message value becomes a page (the configuration key
 // decode). Zero values mean defaults; call EnsureDefaults, then Validate.
 type Config struct {
-	Format          Format        `yaml:"format"`
-	Fields          Fields        `yaml:"fields"`
-	Charset         CharsetConfig `yaml:"charset"`
-	MaxMessageBytes int           `yaml:"max_message_bytes"`
+	Format  Format        `yaml:"format"`
+	Fields  Fields        `yaml:"fields"`
+	Charset CharsetConfig `yaml:"charset"`
+	// Detect reads a value that is not UTF-8 and names no charset in the
+	// encoding detected from its bytes, when the detector is confident of
+	// it (detect.go); false dead-letters it (InvalidUTF8). Default true.
+	Detect          *bool `yaml:"detect"`
+	MaxMessageBytes int   `yaml:"max_message_bytes"`
 	// TopicLimit, when positive, is the most a record may weigh (key, value
 	// and headers) for the topics written to take it with its verdict
 	// headers, and TopicLimitWhy says where that limit comes from. They are
@@ -63,10 +67,17 @@ func (d *Config) EnsureDefaults() {
 	if d.Charset.Fields == nil {
 		d.Charset.Fields = []string{"charset", "content_type"}
 	}
+	if d.Detect == nil {
+		on := true
+		d.Detect = &on
+	}
 	if d.MaxMessageBytes == 0 {
 		d.MaxMessageBytes = 1_000_000
 	}
 }
+
+// detect reports whether decode.detect is on (it is unless set false).
+func (d *Config) detect() bool { return d.Detect == nil || *d.Detect }
 
 func setDefault(s *string, v string) {
 	if *s == "" {

@@ -23,6 +23,9 @@ type Record struct {
 	// Charset is the encoding the value was read in, by its WHATWG name
 	// (e.g. windows-1251), when it was not UTF-8; "" for UTF-8.
 	Charset string
+	// CharsetDetected: Charset was detected from the value's bytes, not
+	// named by a byte-order mark, header, field or <meta>.
+	CharsetDetected bool
 	// Fields are a structured record's values in record mode, one entry per
 	// configured field (nil: missing): one string for text, year (four
 	// digits) and exact fields, one per author for authors. Body is empty.
@@ -84,10 +87,10 @@ func (d decoder) decodeInto(m *kafka.Message, buf *[]byte) (Record, *InputError)
 		// A value that starts like an object and parses as one is a record;
 		// one that does not parse is a page that happens to start with "{".
 		if rec, ierr = d.decodeJSON(m.Headers, v, bom, buf); ierr != nil && ierr.Class == "dedupstream.MalformedJSON" {
-			rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom)
+			rec, ierr = decodeRaw(&d.cfg, m.Headers, v, bom)
 		}
 	default:
-		rec, ierr = decodeRaw(&d.cfg.Charset, m.Headers, v, bom)
+		rec, ierr = decodeRaw(&d.cfg, m.Headers, v, bom)
 	}
 	if ierr != nil {
 		return Record{}, ierr
@@ -114,17 +117,27 @@ func startsObject(v []byte) bool {
 
 // decodeRaw reads a page: v is the value, or its text when it had a
 // byte-order mark naming charset bom. RawPage tells markup from text.
-func decodeRaw(cfg *CharsetConfig, hs []kafka.Header, v []byte, bom string) (Record, *InputError) {
-	cs := bom
+func decodeRaw(cfg *Config, hs []kafka.Header, v []byte, bom string) (Record, *InputError) {
+	r := reading{name: bom}
 	if bom == "" {
 		var ierr *InputError
-		if v, cs, ierr = rawText(cfg, hs, v); ierr != nil {
+		if v, r, ierr = rawText(cfg, hs, v); ierr != nil {
 			return Record{}, ierr
 		}
 	}
 	rec := RawPage(v)
-	rec.Charset = reported(cs)
+	rec.Charset, rec.CharsetDetected = reported(r.name), r.detected
 	return rec, nil
+}
+
+// CharsetHeader is the value of the output header dedup.charset for rec:
+// its Charset, followed by "; detected" when it was detected from the
+// bytes ("windows-1251; detected"); "" for UTF-8.
+func (rec Record) CharsetHeader() string {
+	if rec.CharsetDetected && rec.Charset != "" {
+		return rec.Charset + "; detected"
+	}
+	return rec.Charset
 }
 
 func firstInvalidUTF8(v []byte) int {
@@ -156,7 +169,7 @@ func (d decoder) decodeJSON(hs []kafka.Header, v []byte, bom string, buf *[]byte
 // leaves, and every error.
 func (d decoder) parseJSON(hs []kafka.Header, v []byte, bom string) (Record, *InputError) {
 	obj, ierr := parseObject(v)
-	cs := bom
+	cs := reading{name: bom}
 	// Only a record that may not be UTF-8 is checked byte by byte: one that
 	// does not parse, or has U+FFFD in a string, the parser's stand-in for
 	// bytes that are not UTF-8.
@@ -173,7 +186,7 @@ func (d decoder) parseJSON(hs []kafka.Header, v []byte, bom string) (Record, *In
 	if ierr != nil {
 		return Record{}, ierr
 	}
-	rec.Charset = reported(cs)
+	rec.Charset, rec.CharsetDetected = reported(cs.name), cs.detected
 	return rec, nil
 }
 

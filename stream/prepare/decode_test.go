@@ -19,8 +19,14 @@ func (d decoder) decode(m *kafka.Message) (Record, *InputError) {
 }
 
 func testDecoder(format Format) decoder {
+	return testDecoderDetect(format, true)
+}
+
+// testDecoderDetect is testDecoder with decode.detect set to detect.
+func testDecoderDetect(format Format, detect bool) decoder {
 	var c Config
 	c.Format = format
+	c.Detect = &detect
 	c.EnsureDefaults()
 	return decoder{cfg: c}
 }
@@ -55,7 +61,8 @@ func TestDecode(t *testing.T) {
 	f(FormatJSON, "k", `plain`, Record{}, "MalformedJSON")
 	f(FormatAuto, "k", "", Record{}, "EmptyValue")
 	f(FormatAuto, "k", "a\x00b", Record{}, "BinaryValue")
-	f(FormatAuto, "k", "caf\xe9", Record{}, "InvalidUTF8")
+	f(FormatAuto, "k", "caf\xe9", Record{ID: "k", Body: []byte("café")}, "") // detected: windows-1252
+	f(FormatAuto, "k", "\xe9\x9c\xc3\xb1\xd2\x8b\xfa", Record{}, "InvalidUTF8")
 	f(FormatAuto, "k", `{"id":{"x":1},"body":"t"}`, Record{}, "WrongFieldType")
 	f(FormatAuto, "k", `{"id":"a","url":["x"],"body":"t"}`, Record{}, "WrongFieldType")
 	f(FormatAuto, "k", `{"id":"a","body":true}`, Record{}, "WrongFieldType")

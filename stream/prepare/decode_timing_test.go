@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/segmentio/kafka-go"
+	"golang.org/x/text/encoding/htmlindex"
 
 	"github.com/dedupstream/dedupstream/lsh/clean"
 )
@@ -130,5 +132,40 @@ func BenchmarkDecodeFastText(b *testing.B) {
 		if _, buf, ok = d.fastRecord(record, buf); !ok {
 			b.Fatal("not the fast path")
 		}
+	}
+}
+
+// BenchmarkDecodeDetect is decode of undeclared pages that are not UTF-8:
+// testdata/clean/news_ru.html in windows-1251 and koi8-r, and the golden
+// Japanese page in shift_jis, each without its <meta charset>, so that its
+// encoding is detected from its bytes and the page decoded with it.
+func BenchmarkDecodeDetect(b *testing.B) {
+	ru, err := os.ReadFile(filepath.Join("..", "..", "testdata", "clean", "news_ru.html"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ja, err := os.ReadFile(filepath.Join("testdata", "charset", "ja-shift_jis.src.html"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	meta := regexp.MustCompile(`(?i)<meta[^>]*charset[^>]*>`)
+	for _, p := range []struct{ name, charset string }{{"news_ru.html", "windows-1251"}, {"news_ru.html", "koi8-r"}, {"ja-shift_jis.src.html", "shift_jis"}} {
+		src := ru
+		if p.charset == "shift_jis" {
+			src = ja
+		}
+		e, err := htmlindex.Get(p.charset)
+		if err != nil {
+			b.Fatal(err)
+		}
+		page, err := e.NewEncoder().Bytes(meta.ReplaceAll(src, nil))
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := testDecoder(FormatAuto)
+		if rec, err := d.decode(&kafka.Message{Value: page}); err != nil || rec.Charset != p.charset || !rec.CharsetDetected {
+			b.Fatalf("%s in %s: %v, %q", p.name, p.charset, err, rec.Charset)
+		}
+		b.Run(p.charset+"/"+p.name, func(b *testing.B) { benchDecodeWith(b, d, page, nil) })
 	}
 }
