@@ -249,9 +249,9 @@ func produceRetrying(t *testing.T, addr, topic string, msgs []kafka.Message) {
 }
 
 // TestRealKafkaReadiness deletes the output topic under a running filter:
-// /readyz answers 503 within admin.stall_after, naming the topic, and 200
-// again once the topic is back and the writes go through, with every record
-// forwarded.
+// /readyz answers 503 within admin.stall_after, naming the topic and the
+// input partition that stopped moving, and 200 again once the topic is back
+// and the writes go through, with every record forwarded.
 func TestRealKafkaReadiness(t *testing.T) {
 	b := kafka24(t)
 	ctx := context.Background()
@@ -276,6 +276,7 @@ func TestRealKafkaReadiness(t *testing.T) {
 	}
 	produceRetrying(t, b.Addr(), "rdy", pages[10:])
 	waitReadyz(t, readyz, http.StatusServiceUnavailable, "writes to rdy.out failing", time.Minute)
+	waitReadyz(t, readyz, http.StatusServiceUnavailable, "input rdy partition 0: 10 records not committed", time.Minute)
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(500 * time.Millisecond) {
 		err := b.CreateTopic(ctx, "rdy.out", 1) // fails while the deletion is still under way
 		if err == nil {
