@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -199,18 +200,9 @@ func splitTooLarge(msgs []kafka.Message, err error) (large, failed []kafka.Messa
 func topicsOf(msgs []kafka.Message) []string {
 	var ts []string
 	for i := range msgs {
-		if !containsString(ts, msgs[i].Topic) {
+		if !slices.Contains(ts, msgs[i].Topic) {
 			ts = append(ts, msgs[i].Topic)
 		}
 	}
 	return ts
-}
-
-func containsString(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

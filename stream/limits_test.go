@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // setTopicLimit sets max.message.bytes of topics on the harness's broker.
@@ -36,25 +36,6 @@ func (h *harness) setTopicLimit(limit int, topics ...string) {
 	}
 }
 
-// bigPages returns n raw HTML pages of about size bytes, of random words.
-func bigPages(seed uint64, n, size int) []kafka.Message {
-	r := rand.New(rand.NewPCG(seed, uint64(size)))
-	msgs := make([]kafka.Message, n)
-	for i := range msgs {
-		var sb strings.Builder
-		sb.WriteString("<html><body><p>")
-		for sb.Len() < size {
-			for l := 3 + r.IntN(7); l > 0; l-- {
-				sb.WriteByte(byte('a' + r.IntN(26)))
-			}
-			sb.WriteByte(' ')
-		}
-		sb.WriteString("</p></body></html>")
-		msgs[i] = kafka.Message{Key: fmt.Appendf(nil, "page-%d-%d", seed, i), Value: []byte(sb.String())}
-	}
-	return msgs
-}
-
 // TestRefusedBatchesAreSplit runs the pipeline with writers sized above the
 // output topic's max.message.bytes (as when the limit was lowered under a
 // running filter): batches the broker refuses are split and sent again, and
@@ -63,8 +44,8 @@ func bigPages(seed uint64, n, size int) []kafka.Message {
 func TestRefusedBatchesAreSplit(t *testing.T) {
 	h := newHarness(t, 1)
 	h.setTopicLimit(300_000, topicOut)
-	pages := bigPages(1, 20, 95_000)
-	huge := bigPages(2, 1, 400_000)[0]
+	pages := streamtest.BigPages(1, 20, 95_000)
+	huge := streamtest.BigPages(2, 1, 400_000)[0]
 	in := append(append([]kafka.Message{}, pages[:10]...), huge)
 	in = append(in, pages[10:]...)
 	h.process(in...)
@@ -92,7 +73,7 @@ func TestRefusedBatchesAreSplit(t *testing.T) {
 func TestUnwritableDeadLetterStops(t *testing.T) {
 	h := newHarness(t, 1)
 	h.setTopicLimit(300_000, topicOut, topicDLQ)
-	huge := bigPages(3, 1, 400_000)[0]
+	huge := streamtest.BigPages(3, 1, 400_000)[0]
 	h.produce(huge)
 	_, err := h.runWhile(func(*stream.Pipeline) bool { return true }, nil)
 	if err == nil || !strings.Contains(err.Error(), "cannot be dead-lettered either") {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/prepare"
 	"github.com/dedupstream/dedupstream/stream/realkafka"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // The tests of this file run the filter as a process against the real Apache
@@ -120,8 +120,8 @@ func TestRealKafkaRecordLimits(t *testing.T) {
 	b := kafka24(t)
 	bin := buildBinary(t)
 	ctx := context.Background()
-	pages := bigPages(30, 95_000)
-	huge := bigPages(1, 700_000)[0]
+	pages := streamtest.BigPages(1, 30, 95_000)
+	huge := streamtest.BigPages(2, 1, 700_000)[0]
 	huge.Key = []byte("huge")
 	for _, c := range []struct {
 		input string
@@ -166,26 +166,6 @@ func TestRealKafkaRecordLimits(t *testing.T) {
 	if h[stream.HeaderOriginalBytes] == "" || len(dlq[0].Value) >= len(huge.Value) {
 		t.Errorf("dead letter of %d bytes (original_bytes %q): want it cut to fit the topic", len(dlq[0].Value), h[stream.HeaderOriginalBytes])
 	}
-}
-
-// bigPages returns n raw HTML pages of about size bytes each, of random
-// words, no two alike.
-func bigPages(n, size int) []kafka.Message {
-	r := rand.New(rand.NewPCG(uint64(n), uint64(size)))
-	msgs := make([]kafka.Message, n)
-	for i := range msgs {
-		var sb strings.Builder
-		sb.WriteString("<html><body><p>")
-		for sb.Len() < size {
-			for l := 3 + r.IntN(7); l > 0; l-- {
-				sb.WriteByte(byte('a' + r.IntN(26)))
-			}
-			sb.WriteByte(' ')
-		}
-		sb.WriteString("</p></body></html>")
-		msgs[i] = kafka.Message{Key: fmt.Appendf(nil, "big-%d", i), Value: []byte(sb.String())}
-	}
-	return msgs
 }
 
 // TestRealKafkaBrokerCrash SIGKILLs the broker while 3,000 Reuters stories
@@ -267,7 +247,7 @@ func TestRealKafkaReadiness(t *testing.T) {
 	}
 	readyz := "http://" + adminAddr(t, p) + "/readyz"
 	waitStatus(t, readyz, http.StatusOK, "after the start")
-	pages := bigPages(20, 2000)
+	pages := streamtest.BigPages(3, 20, 2000)
 	produceRetrying(t, b.Addr(), "rdy", pages[:10])
 	waitTopic(t, b.Addr(), "rdy.out", 10, time.Minute)
 

@@ -7,6 +7,9 @@ package streamtest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -168,4 +171,24 @@ func CheckBatchTimes(t testing.TB, c stream.Counts, got []stream.BatchTimes) []s
 		t.Errorf("the batches reported %d records, the pipeline counted %d", records, c.Records)
 	}
 	return got
+}
+
+// BigPages returns n raw HTML pages of about size bytes each, of random
+// words drawn from seed, no two alike, keyed page-SEED-I.
+func BigPages(seed uint64, n, size int) []kafka.Message {
+	r := rand.New(rand.NewPCG(seed, uint64(size)))
+	msgs := make([]kafka.Message, n)
+	for i := range msgs {
+		var sb strings.Builder
+		sb.WriteString("<html><body><p>")
+		for sb.Len() < size {
+			for l := 3 + r.IntN(7); l > 0; l-- {
+				sb.WriteByte(byte('a' + r.IntN(26)))
+			}
+			sb.WriteByte(' ')
+		}
+		sb.WriteString("</p></body></html>")
+		msgs[i] = kafka.Message{Key: fmt.Appendf(nil, "page-%d-%d", seed, i), Value: []byte(sb.String())}
+	}
+	return msgs
 }
