@@ -122,6 +122,9 @@
 //	[22]     flags: 1 = the record names its original's place in the global
 //	         order (the shards of the sharded index: Doc.OfTime, Doc.OfSource)
 //	[23:31]  with flag 1 only: the original's time
+//	         flag 2 = the record holds its place in a sharded filter's
+//	         sequence log and its original's (Doc.Pos, Doc.OfPos): 16 bytes
+//	         after flag 1's field
 //	then     uvarint of, uvarint cluster, uvarint len + id, uvarint len + url,
 //	         uvarint len + of id, uvarint len + source, with flag 1 uvarint
 //	         len + of source, then the sketch (rest of the value)

@@ -29,8 +29,9 @@ const (
 	recordV2HeadLen = 46
 	offSimilarityV3 = 18
 	offFlagsV3      = 22
-	recordV3HeadLen = 23 // then the original's time if flagOrigin, of, cluster
+	recordV3HeadLen = 23 // then the original's time if flagOrigin, the positions if flagPos, of, cluster
 	flagOrigin      = 1  // version 3: the record names its original's time and Source
+	flagPos         = 2  // version 3: the record holds Pos and OfPos (a shard of the sharded index)
 )
 
 // zeroTime encodes time.Time{}, whose UnixNano is undefined.
@@ -39,6 +40,10 @@ const zeroTime = math.MinInt64
 // hasOrigin reports whether d names its original's place in the global order (a
 // shard of the sharded index): its record then holds OfTime and OfSource.
 func (d *Doc) hasOrigin() bool { return d.OfSource != "" || !d.OfTime.IsZero() }
+
+// hasPos reports whether d has a place in a sharded filter's sequence log:
+// its record then holds Pos and OfPos.
+func (d *Doc) hasPos() bool { return d.Pos != 0 || d.OfPos != 0 }
 
 // strings returns the record's length-prefixed strings, in order.
 func (d *Doc) strings() []string {
@@ -54,6 +59,9 @@ func recordLen(d *Doc) int {
 	if d.hasOrigin() {
 		n += 8
 	}
+	if d.hasPos() {
+		n += 16
+	}
 	for _, s := range d.strings() {
 		n += uvarintLen(uint64(len(s))) + len(s)
 	}
@@ -67,6 +75,9 @@ func appendRecord(dst []byte, d *Doc) []byte {
 	if d.hasOrigin() {
 		flags |= flagOrigin
 	}
+	if d.hasPos() {
+		flags |= flagPos
+	}
 	dst = append(dst, recordV3, d.Verdict)
 	dst = be.AppendUint64(dst, uint64(encodeTime(d.Time)))
 	dst = be.AppendUint64(dst, d.ContentHash)
@@ -74,6 +85,9 @@ func appendRecord(dst []byte, d *Doc) []byte {
 	dst = append(dst, flags)
 	if flags&flagOrigin != 0 {
 		dst = be.AppendUint64(dst, uint64(encodeTime(d.OfTime)))
+	}
+	if flags&flagPos != 0 {
+		dst = be.AppendUint64(be.AppendUint64(dst, d.Pos), d.OfPos)
 	}
 	dst = binary.AppendUvarint(dst, d.Of)
 	dst = binary.AppendUvarint(dst, d.Cluster)
@@ -119,7 +133,7 @@ func decodeRecord(seq uint64, v []byte) (Doc, error) {
 			return bad("short header", len(v))
 		}
 		d.Similarity = math.Float32frombits(be.Uint32(v[offSimilarityV3:]))
-		if v[offFlagsV3]&^flagOrigin != 0 {
+		if v[offFlagsV3]&^(flagOrigin|flagPos) != 0 {
 			return bad("unknown flags", offFlagsV3)
 		}
 		if v[offFlagsV3]&flagOrigin != 0 {
@@ -128,6 +142,13 @@ func decodeRecord(seq uint64, v []byte) (Doc, error) {
 			}
 			d.OfTime = decodeTime(int64(be.Uint64(v[off:])))
 			off, nstr = off+8, 5
+		}
+		if v[offFlagsV3]&flagPos != 0 {
+			if len(v) < off+16 {
+				return bad("short header", len(v))
+			}
+			d.Pos, d.OfPos = be.Uint64(v[off:]), be.Uint64(v[off+8:])
+			off += 16
 		}
 		for _, x := range []*uint64{&d.Of, &d.Cluster} {
 			n, k := binary.Uvarint(v[off:])

@@ -30,6 +30,9 @@ func TestRecordRoundTrip(t *testing.T) {
 	// version 2: a shard's record names its original's place in the global order
 	f(Doc{Seq: 5, ID: "b", Source: "p/0/9", OfID: "a", OfSource: "p/1/2", OfTime: time.Unix(7, 8).UTC(), Sketch: []byte{3}})
 	f(Doc{Seq: 6, OfSource: "p/1/2"})
+	// a shard's record holds its place in the sequence log and its original's
+	f(Doc{Seq: 7, ID: "c", Source: "p/0/10", Pos: 1<<40 | 3, Sketch: []byte{4}})
+	f(Doc{Seq: 8, ID: "d", OfID: "c", Pos: 1<<40 | 9, OfPos: 1<<40 | 3, OfSource: "p/0/10", OfTime: time.Unix(1, 0).UTC()})
 }
 
 func TestDecodeRecordRejects(t *testing.T) {

@@ -52,8 +52,12 @@ type Doc struct {
 	// shards of the sharded index, which order documents by them.
 	OfTime   time.Time
 	OfSource string
-	Sketch   []byte   // opaque encoded signature
-	Bands    []uint64 // band keys; posting i is written under band index i
+	// Pos is the document's place in a sharded filter's sequence log, and
+	// OfPos its original's: the order the shards of the sharded index decide
+	// in, and compare originals by across shards. 0 outside a shard.
+	Pos, OfPos uint64
+	Sketch     []byte   // opaque encoded signature
+	Bands      []uint64 // band keys; posting i is written under band index i
 }
 
 // Capped says which caps cut a Candidates answer, for metrics.

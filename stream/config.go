@@ -59,7 +59,7 @@ type BatchConfig struct {
 	// while the stage after fetching is busy. When that stage waits, the
 	// batch goes with what arrives within a millisecond (FetchBatch), unless
 	// HoldWhenIdle. The same holds for a sharded front (fetchOrdered) and for
-	// a shard reading its probe log, which waits for nothing else while it
+	// a shard reading its sequence log, which waits for nothing else while it
 	// fetches.
 	Linger time.Duration `yaml:"linger"`
 	// HoldWhenIdle gathers for the whole Linger even when the pipeline is

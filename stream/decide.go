@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -19,11 +18,10 @@ type Decision struct {
 	Of         string  // id of the earliest matching document; "" when unique
 	Similarity float64 // to that document; 1 for exact duplicates
 	Cluster    uint64
-	// OfTime and OfSource place the original in the global order (see
-	// Before); set in global-order mode, where they let a front join the
-	// decisions of several shards.
-	OfTime   time.Time
-	OfSource string
+	// OfPos is the original's place in a sharded filter's sequence log (see
+	// DeciderOptions.Sequenced), by which a front joins the decisions of
+	// several shards; 0 otherwise.
+	OfPos uint64
 	// Replayed says the decision is the one stored for a redelivered record.
 	Replayed bool
 }
@@ -34,12 +32,15 @@ type DeciderOptions struct {
 	// a new document in an earlier one that makes it Contained, when the
 	// Method estimates containment; 0 disables the verdict.
 	Containment float64
-	// GlobalOrder decides in the global order of Before instead of the
-	// Index's sequence numbers: a candidate counts only if it comes before the
-	// document in that order, the earliest such match wins, and a unique
-	// document's cluster is ClusterOf(its Source). A shard of the sharded
-	// index, which stores documents in the order its probes arrive, decides so.
-	GlobalOrder bool
+	// Sequenced decides documents that carry their place in a sharded
+	// filter's sequence log (state.Doc.Pos), as a shard of the sharded index
+	// does: the caller decides them in that order, so the Index's Seq order
+	// is the log's; every index key is looked up (a shard holds only the keys
+	// routed to it, each for a reason); an exact copy is found among the
+	// candidates, through the exact key; a unique document's cluster is
+	// ClusterOf(its Source), which every shard computes alike; and decisions
+	// name the original's Pos (Decision.OfPos).
+	Sequenced bool
 	// Registry, if set, registers the decider's metrics (the similarity of
 	// verified candidates, candidates per lookup).
 	Registry prometheus.Registerer
@@ -50,8 +51,7 @@ type DeciderOptions struct {
 //
 // A document's verdict depends only on documents stored before it: the replay
 // lookup returns the verdict a record already got, and every other lookup is
-// bounded by the document's own sequence number (and, in global-order mode, by
-// its place in the global order). Documents decided in this batch, and in
+// bounded by the document's own sequence number. Documents decided in this batch, and in
 // earlier batches not yet published, are not findable in the Index; their
 // overlays stand in for them, so deciding a batch gives the verdicts that
 // deciding its documents one at a time would.
@@ -83,10 +83,6 @@ type DecideStats struct {
 	CappedBuckets int // band buckets cut by state.max_bucket
 	CappedLookups int // lookups cut by state.max_candidates
 	Replayed      int // documents found already decided
-	// LateMatches counts, in global-order mode, documents that an index
-	// candidate stored earlier but later in the global order duplicates: a
-	// pair the order forbids, missed because its later page came first.
-	LateMatches int
 }
 
 // Decided is a batch's decisions: one per document, the new documents to
@@ -158,9 +154,9 @@ func (d *Decider) decide(v *batchView, doc state.Doc) (Decision, error) {
 	doc.Cluster = d.ownCluster(&doc)
 	if orig != nil {
 		doc.Of, doc.OfID, doc.Cluster = orig.Seq, orig.ID, clusterOf(orig)
-		dec.Of, dec.OfTime, dec.OfSource = orig.ID, orig.Time, orig.Source
-		if d.opt.GlobalOrder {
-			doc.OfTime, doc.OfSource = orig.Time, orig.Source
+		dec.Of = orig.ID
+		if d.opt.Sequenced {
+			doc.OfPos, dec.OfPos = orig.Pos, orig.Pos
 		}
 	}
 	if dec.Verdict == ExactDuplicate {
@@ -171,10 +167,10 @@ func (d *Decider) decide(v *batchView, doc state.Doc) (Decision, error) {
 	return dec, nil
 }
 
-// ownCluster is the cluster id a document founds: its seq, or in global-order
+// ownCluster is the cluster id a document founds: its seq, or in sequenced
 // mode a hash of its input position that every shard computes alike.
 func (d *Decider) ownCluster(doc *state.Doc) uint64 {
-	if d.opt.GlobalOrder {
+	if d.opt.Sequenced {
 		return ClusterOf(doc.Source)
 	}
 	return doc.Seq
@@ -199,8 +195,8 @@ func (d *Decider) replayed(v *batchView, doc state.Doc) (state.Doc, bool, error)
 
 // match finds the earliest document before doc that it duplicates.
 func (d *Decider) match(v *batchView, doc *state.Doc) (Decision, *state.Doc, error) {
-	if d.opt.GlobalOrder {
-		return d.matchGlobal(v, doc)
+	if d.opt.Sequenced {
+		return d.matchSequenced(v, doc)
 	}
 	orig, ok, err := d.index.Exact(doc.ContentHash, doc.Seq)
 	if err != nil {
@@ -221,27 +217,16 @@ func (d *Decider) match(v *batchView, doc *state.Doc) (Decision, *state.Doc, err
 	return d.near(v, doc, cands)
 }
 
-// matchGlobal is match in the global order: among the candidates that come
-// before doc, the earliest exact copy (an exact copy has every index key of its
-// original, so it is among them), else the earliest verified near match.
-func (d *Decider) matchGlobal(v *batchView, doc *state.Doc) (Decision, *state.Doc, error) {
+// matchSequenced is match in a shard: the candidates are the documents
+// before doc in the sequence log that share a key routed here, earliest
+// first; the earliest exact copy among them (an exact copy has every index
+// key of its original, so the shard of its exact key holds the original),
+// else the earliest verified near match.
+func (d *Decider) matchSequenced(v *batchView, doc *state.Doc) (Decision, *state.Doc, error) {
 	cands, err := d.candidates(v, doc)
 	if err != nil {
 		return Decision{}, nil, err
 	}
-	earlier, late := cands[:0], false
-	for i := range cands {
-		switch {
-		case Before(&cands[i], doc):
-			earlier = append(earlier, cands[i])
-		case !late:
-			late = d.matches(doc, &cands[i])
-		}
-	}
-	v.stats.LateMatches += btoi(late)
-	cands = earlier
-	slices.SortStableFunc(cands, func(a, b state.Doc) int { return compareOrder(&a, &b) })
-	d.cands = cands
 	for i := range cands {
 		if cands[i].ContentHash == doc.ContentHash {
 			orig := cands[i]
@@ -251,22 +236,11 @@ func (d *Decider) matchGlobal(v *batchView, doc *state.Doc) (Decision, *state.Do
 	return d.near(v, doc, cands)
 }
 
-// matches reports whether doc is an exact copy or a verified match of c, a
-// candidate the global order excludes, for DecideStats.LateMatches.
-func (d *Decider) matches(doc, c *state.Doc) bool {
-	if c.ContentHash == doc.ContentHash {
-		return true
-	}
-	est, err := d.method.Compare(doc.Sketch, c.Sketch)
-	_, ok := d.verdict(est)
-	return err == nil && ok
-}
-
 // candidates returns the documents sharing an index key with doc, from the
 // Index and the overlays, in sequence order without repeats.
 func (d *Decider) candidates(v *batchView, doc *state.Doc) ([]state.Doc, error) {
 	keys := doc.Bands
-	if !d.opt.GlobalOrder { // a shard holds only the keys routed to it: it looks them all up
+	if !d.opt.Sequenced { // a shard holds only the keys routed to it: it looks them all up
 		keys = lsh.LookupKeys(d.method, keys)
 	}
 	cands, capped, err := d.index.Candidates(d.cands[:0], keys, doc.Seq)
@@ -334,7 +308,7 @@ func mergeCandidates(cands []state.Doc, v *batchView, keys []uint64) []state.Doc
 func storedDecision(doc state.Doc) Decision {
 	return Decision{
 		Verdict: Verdict(doc.Verdict), Of: doc.OfID, Similarity: float64(doc.Similarity),
-		Cluster: clusterOf(&doc), OfTime: doc.OfTime, OfSource: doc.OfSource, Replayed: true,
+		Cluster: clusterOf(&doc), OfPos: doc.OfPos, Replayed: true,
 	}
 }
 

@@ -123,49 +123,46 @@ func TestDeciderContract(t *testing.T) {
 	}
 }
 
-// TestDeciderGlobalOrder checks the global-order mode a shard runs: documents
-// arriving in the reverse of their timestamp order never point forward in
-// time, the earliest match wins regardless of arrival, and a unique
-// document's cluster is ClusterOf its source.
-func TestDeciderGlobalOrder(t *testing.T) {
+// TestDeciderSequenced checks the sequenced mode a shard runs: documents
+// decided in their sequence-log order point to the earliest earlier match
+// and name its place (OfPos), a unique document's cluster is ClusterOf its
+// source, an exact copy is found among the candidates and wins over an
+// earlier near-copy, and a replay gets its first decision back.
+func TestDeciderSequenced(t *testing.T) {
 	m := minhash(t)
 	t0 := time.Unix(1000, 0)
 	docs := deciderDocs(t, m, 12, func(i int) time.Time { return t0.Add(time.Duration(i) * time.Second) })
-	// Arrival: every pair's later page first, then the earlier one.
-	arrival := make([]state.Doc, 0, len(docs))
-	for i := 0; i < len(docs); i += 2 {
-		arrival = append(arrival, docs[i+1], docs[i])
+	for i := range docs {
+		docs[i].Pos = uint64(100 + i)
 	}
 	st := memStore(t, m, true)
-	d := NewDecider(st, m, DeciderOptions{GlobalOrder: true})
-	var late int
-	for _, doc := range arrival {
-		dec, err := d.DecideBatch([]state.Doc{doc})
-		if err != nil {
-			t.Fatal(err)
+	d := NewDecider(st, m, DeciderOptions{Sequenced: true})
+	got := decideAll(t, d, st, docs, 5)
+	for i, g := range got {
+		if i%2 == 0 {
+			if g.Verdict != Unique || g.Cluster != ClusterOf(docs[i].Source) || g.OfPos != 0 {
+				t.Errorf("%s: %+v, want unique in its own cluster", docs[i].ID, g)
+			}
+			continue
 		}
-		if err := st.Put(dec.Stage); err != nil {
-			t.Fatal(err)
-		}
-		d.Retire(dec)
-		late += dec.Stats.LateMatches
-		g := dec.Decisions[0]
-		if g.Verdict != Unique || g.Cluster != ClusterOf(doc.Source) {
-			t.Errorf("%s arriving before its earlier copy or after its later one: %+v, want unique in its own cluster", doc.ID, g)
+		if g.Verdict != NearDuplicate || g.Of != docs[i-1].ID || g.OfPos != docs[i-1].Pos || g.Cluster != ClusterOf(docs[i-1].Source) {
+			t.Errorf("%s: %+v, want a near duplicate of %s (pos %d) in its cluster", docs[i].ID, g, docs[i-1].ID, docs[i-1].Pos)
 		}
 	}
-	if late != len(docs)/2 {
-		t.Errorf("%d late matches counted, want %d (each earlier page found its later copy stored first)", late, len(docs)/2)
-	}
-	// A third copy, later than both, byte for byte the later one: an exact
-	// copy wins over the earlier near-copy, as with one instance.
+	// A later page, byte for byte the near-copy docs[1]: an exact copy wins
+	// over the earlier near match docs[0], as with one instance.
 	third := docs[1]
-	third.Source, third.Time = "pages/9/99", t0.Add(time.Hour)
+	third.Source, third.Time, third.Pos = "pages/9/99", t0.Add(time.Hour), 500
 	dec, err := d.DecideBatch([]state.Doc{third})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g := dec.Decisions[0]; g.Verdict != ExactDuplicate || g.OfSource != docs[1].Source || g.Cluster != ClusterOf(docs[1].Source) {
-		t.Errorf("a later exact copy: %+v, want an exact duplicate of %s in its cluster", g, docs[1].Source)
+	if g := dec.Decisions[0]; g.Verdict != ExactDuplicate || g.OfPos != docs[1].Pos || g.Cluster != ClusterOf(docs[0].Source) {
+		t.Errorf("a later exact copy: %+v, want an exact duplicate of %s in its original's cluster", g, docs[1].ID)
+	}
+	d.Retire(dec)
+	again := decideAll(t, d, st, docs[3:4], 1)
+	if g := again[0]; !g.Replayed || g.Of != got[3].Of || g.OfPos != got[3].OfPos || g.Cluster != got[3].Cluster {
+		t.Errorf("replay of %s: %+v, first %+v", docs[3].ID, g, got[3])
 	}
 }

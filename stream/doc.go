@@ -11,8 +11,8 @@
 //
 // The index behind the decisions is either a local one (Index, a state.Store)
 // or the band-sharded index that several instances share (Sharded, implemented
-// by stream/shard): then the pipeline is the front, hands records on in the
-// global order of Before across its partitions (reorder), sends each batch's
-// probes and joins the shards' answers, and settles the verdicts with the
-// shards after the output is acknowledged.
+// by stream/shard): then the pipeline is the front, hands records on in
+// record-time order across its partitions (reorder), appends each batch to
+// the sequence log and joins the shards' answers, and settles the verdicts
+// with the shards after the output is acknowledged.
 package stream

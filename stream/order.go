@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	"github.com/cespare/xxhash/v2"
-
-	"github.com/dedupstream/dedupstream/state"
 )
 
 // ParseSource splits a prepare.SourceOf name. Kafka topic names hold no '/', so the
@@ -31,43 +29,16 @@ func cutLast(s string) (before, after string, ok bool) {
 	return s[:i], s[i+1:], true
 }
 
-// Before reports whether a comes before b in the global order: record
-// timestamp, then input topic, partition and offset. Every instance of a
-// sharded filter computes it from the records alone, so "earlier" means the
-// same everywhere and no chain of duplicates can form a cycle.
-func Before(a, b *state.Doc) bool { return compareOrder(a, b) < 0 }
-
-func compareOrder(a, b *state.Doc) int {
-	return compareAt(a.Time.UnixNano(), a.Source, b.Time.UnixNano(), b.Source)
-}
-
-// compareAt compares two places in the global order: record time in
-// nanoseconds, then the SourceOf name by topic, partition and offset (a
-// source that does not parse sorts by its text, after those that do).
-func compareAt(at int64, as string, bt int64, bs string) int {
-	if c := cmp.Compare(at, bt); c != 0 || as == bs {
-		return c
-	}
-	ta, pa, oa, oka := ParseSource(as)
-	tb, pb, ob, okb := ParseSource(bs)
-	if !oka || !okb {
-		return cmp.Or(-cmp.Compare(btoi(oka), btoi(okb)), strings.Compare(as, bs))
-	}
-	return comparePlaces(at, ta, pa, oa, bt, tb, pb, ob)
-}
-
-// comparePlaces is the global order itself: record time in nanoseconds, then
-// topic, partition and offset. The shards compare stored documents by it
-// (compareAt) and a front orders its fetched records by it (reorder).
+// comparePlaces orders records by time in nanoseconds, then topic, partition
+// and offset: the order a sharded front hands its fetched records on in
+// (reorder).
 func comparePlaces(at int64, atopic string, ap int, ao int64, bt int64, btopic string, bp int, bo int64) int {
 	return cmp.Or(cmp.Compare(at, bt), strings.Compare(atopic, btopic), cmp.Compare(ap, bp), cmp.Compare(ao, bo))
 }
 
 // EarlierOrigin reports whether decision a points to an original that comes
-// before b's in the global order.
-func EarlierOrigin(a, b *Decision) bool {
-	return compareAt(a.OfTime.UnixNano(), a.OfSource, b.OfTime.UnixNano(), b.OfSource) < 0
-}
+// before b's in a sharded filter's sequence log.
+func EarlierOrigin(a, b *Decision) bool { return a.OfPos < b.OfPos }
 
 // ClusterOf is the cluster id that a document founds in a sharded filter: a
 // hash of its input position, the same on every shard.

@@ -374,7 +374,7 @@ func (p *Pipeline) fetchBatch(ctx context.Context) (batch, error) {
 const idleWindow = time.Millisecond
 
 // FetchBatch waits for one record from r, then gathers more, at most b.Size
-// in all: the batching of the pipeline, and of a shard reading its probe log.
+// in all: the batching of the pipeline, and of a shard reading its sequence log.
 // How long it gathers is linger's rule: up to b.Linger while idle (nil:
 // never) reports false, the records that arrive within an idleWindow once it
 // reports true.
@@ -419,7 +419,7 @@ func fetchInto(window context.Context, r *kafka.Reader, full func() bool, add fu
 }
 
 // AlwaysIdle is the idle of a fetch whose caller does nothing else meanwhile (a
-// shard reads, then applies, its probe log): the next stage is always
+// shard reads, then applies, its sequence log): the next stage is always
 // waiting, so a batch goes with what is queued and what arrives within an
 // idleWindow. The records that came while the last batch was applied are
 // queued, so under load the batches still fill.

@@ -10,14 +10,16 @@ import (
 	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
-// reorder hands a sharded front's records on in the global order across the
-// input partitions it reads, as Kafka Streams picks the record with the
+// reorder hands a sharded front's records on in record-time order across
+// the input partitions it reads, as Kafka Streams picks the record with the
 // smallest timestamp among a task's partitions (max.task.idle.ms): kafka-go
-// delivers each partition's fetches in runs, so a backlog read one partition
-// ahead of another would reach the shards out of order, and a copy that
-// arrives before its earlier original is a pair missed. A record is released
-// once every partition seen lately has a later record buffered or has
-// nothing more to read (caught up to its high watermark), or once it has
+// delivers each partition's fetches in runs, and a backlog read one partition
+// ahead of another would otherwise go into the sequence log, whose order
+// decides which of two near-copies is the original, one partition after the
+// other. Correctness does not rest on it (the shards apply the log's order,
+// whatever it is); it keeps that order close to the crawl's. A record is
+// released once every partition seen lately has a later record buffered or
+// has nothing more to read (caught up to its high watermark), or once it has
 // waited idle. Each partition's records keep their offset order, so commits
 // are unaffected. It is used by one goroutine.
 type reorder struct {

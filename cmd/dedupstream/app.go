@@ -147,9 +147,9 @@ func (a *app) openIndex(deps *stream.Deps) error {
 		return err
 	}
 	a.log.Info("sharded index", zap.Int("shards", top.Shards), zap.Int("input_partitions", top.InputPartitions),
-		zap.String("probes", shard.ProbesTopic(cfg.Kafka.Group)), zap.String("answers", shard.AnswersTopic(cfg.Kafka.Group)))
+		zap.String("sequence", shard.SequenceTopic(cfg.Kafka.Group)), zap.String("answers", shard.AnswersTopic(cfg.Kafka.Group)))
 	log := a.log.Named("shard")
-	a.front = shard.NewFront(cfg.Index, top, shard.FrontOptions{Kafka: cfg.Kafka, Security: deps.Security, Method: a.method, Logger: log, Registry: a.reg})
+	a.front = shard.NewFront(cfg.Index, top, shard.FrontOptions{Kafka: cfg.Kafka, Security: deps.Security, Logger: log, Registry: a.reg})
 	a.shards = shard.NewServer(cfg.Index, top, shard.ServerOptions{
 		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.ContainmentThreshold(),
 		State: cfg.State, Logger: log, Registry: a.reg,
@@ -211,7 +211,7 @@ func (a *app) serveBackup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if a.store == nil {
-		http.Error(w, "a sharded filter has no single state to back up: its whole index is in the probe log; 'dedupstream state collect' (with the filter's configuration and a new --state directory) reads it into one state directory, which 'state backup --state' then backs up", http.StatusNotFound)
+		http.Error(w, "a sharded filter has no single state to back up: its whole index is in the sequence log; 'dedupstream state collect' (with the filter's configuration and a new --state directory) reads it into one state directory, which 'state backup --state' then backs up", http.StatusNotFound)
 		return
 	}
 	w.Header().Set("Content-Type", "application/octet-stream")

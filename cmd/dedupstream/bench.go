@@ -51,7 +51,7 @@ type benchOptions struct {
 	instances int  // 0: the in-process filter run
 	shards    int  // index.shards of the fleet
 	pin       int  // pin instance i to CPU i mod pin (taskset); 0: no pinning
-	rebuild   bool // then time a fresh instance rebuilding every shard from the probe log
+	rebuild   bool // then time a fresh instance rebuilding every shard from the sequence log
 	failover  bool // then SIGKILL the last instance and time until the others serve every shard
 	standbys  int  // index.standbys of the fleet
 	contain   bool // sketch.contain
@@ -208,8 +208,8 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	fs.IntVar(&o.verifyPerm, "verify-num-perm", 0, "sketch.verify.num_perm of the filter run (k of a bottomk verifier); 0: sketch.num_perm")
 	fs.IntVar(&o.instances, "instances", 0, "run the filter as this many 'dedupstream run' processes of one group (fleet mode) instead of in process; the latency mode then produces to the running fleet once it is idle (--settle), and the CPU reported is the fleet's until it had committed the throughput run")
 	fs.IntVar(&o.shards, "index-shards", 0, "index.shards of the fleet's instances (0: the single-instance index, for --instances 1)")
-	fs.BoolVar(&o.rebuild, "rebuild", false, "fleet mode with --index-shards: then time a fresh instance (empty state) rebuilding every shard from the probe log")
-	fs.BoolVar(&o.failover, "failover", false, "fleet mode with --index-shards and --instances ≥ 2: then SIGKILL the last instance and time until the others serve all its shards (warm from standbys or rebuilt from the probe log)")
+	fs.BoolVar(&o.rebuild, "rebuild", false, "fleet mode with --index-shards: then time a fresh instance (empty state) rebuilding every shard from the sequence log")
+	fs.BoolVar(&o.failover, "failover", false, "fleet mode with --index-shards and --instances ≥ 2: then SIGKILL the last instance and time until the others serve all its shards (warm from standbys or rebuilt from the sequence log)")
 	fs.IntVar(&o.standbys, "standbys", 0, "index.standbys of the fleet's instances (warm copies of each shard)")
 	fs.IntVar(&o.pin, "pin", 0, "fleet mode: pin instance i to CPU i mod N with taskset (0: no pinning)")
 	fs.IntVar(&o.bands, "bands", 0, "sketch.bands of the filter run (LSH bands of minhash and oph; 0 with --rows 0: chosen from the threshold)")

@@ -21,7 +21,7 @@ type failover struct {
 	shards  []int         // the shards it owned
 	took    time.Duration // from the SIGKILL until the others served all shards
 	warm    int           // of its shards, reopened from a local or standby copy
-	rebuilt int           // of its shards, rebuilt from the start of the probe log
+	rebuilt int           // of its shards, rebuilt from the start of the sequence log
 }
 
 func (f *failover) seconds() float64 {
@@ -204,7 +204,7 @@ func killOne(ctx context.Context, procs []*fleetProc, logs []*shardLog, n int) (
 }
 
 // settle waits until every instance is idle — together under a tenth of a
-// core over a second, so standbys have caught up with the probe log — and
+// core over a second, so standbys have caught up with the sequence log — and
 // returns how long that took (0 where /proc cannot tell).
 func settle(ctx context.Context, procs []*fleetProc) time.Duration {
 	start := time.Now()

@@ -21,18 +21,18 @@ import (
 
 // fleetRun is one measured run of the filter as separate processes.
 type fleetRun struct {
-	instances, shards int
-	pin               int           // CPUs the instances were pinned to (taskset), 0: none
-	elapsed           time.Duration // from the first start until the group committed the whole input
-	cpu               time.Duration // user + system CPU of every instance, summed
-	maxRSS            int64         // the largest instance's peak RSS
-	maxAnon           int64         // the largest instance's peak RssAnon (sampled), 0: unknown
-	stateB            int64         // every instance's state directory, summed
-	probesB, answersB int64         // key + value bytes written to the internal topics
-	balance           float64       // postings (index keys routed) of the fullest shard over the mean (1: even)
-	records           int64
-	rebuild           time.Duration // a fresh instance's time to rebuild every shard from the probe log; 0: not measured
-	failover          *failover     // the last instance SIGKILLed after the run; nil: not measured
+	instances, shards   int
+	pin                 int           // CPUs the instances were pinned to (taskset), 0: none
+	elapsed             time.Duration // from the first start until the group committed the whole input
+	cpu                 time.Duration // user + system CPU of every instance, summed
+	maxRSS              int64         // the largest instance's peak RSS
+	maxAnon             int64         // the largest instance's peak RssAnon (sampled), 0: unknown
+	stateB              int64         // every instance's state directory, summed
+	sequenceB, answersB int64         // key + value bytes written to the internal topics
+	balance             float64       // postings (index keys routed) of the fullest shard over the mean (1: even)
+	records             int64
+	rebuild             time.Duration // a fresh instance's time to rebuild every shard from the sequence log; 0: not measured
+	failover            *failover     // the last instance SIGKILLed after the run; nil: not measured
 	// The latency mode, after the throughput run (nil: not measured): the
 	// fleet's, the harness's floor measured once the fleet had stopped, and
 	// every instance's CPU during the fleet's.
@@ -133,8 +133,9 @@ func runFleet(ctx context.Context, cl bench.Cluster, o benchOptions, src *bench.
 	r.stateB = bench.DirSize(root)
 	r.records = int64(o.docs)
 	if o.shards > 0 {
-		var perShard []int64
-		if r.probesB, perShard, err = bench.TopicBytes(ctx, cl, shard.ProbesTopic(group), shard.PostingsOf); err == nil {
+		perShard := make([]int64, o.shards)
+		count := func(v []byte) int { shard.KeysByShard(v, perShard); return 1 }
+		if r.sequenceB, _, err = bench.TopicBytes(ctx, cl, shard.SequenceTopic(group), count); err == nil {
 			r.balance = bench.MaxOverMean(perShard)
 			r.answersB, _, err = bench.TopicBytes(ctx, cl, shard.AnswersTopic(group), nil)
 		}
@@ -186,7 +187,7 @@ func fleetCPU(procs []*fleetProc) (time.Duration, bool) {
 
 // rebuildTime starts one instance with an empty state directory, alone in the
 // stopped group, and measures until it logs every shard serving: the time to
-// rebuild all o.shards shards by replaying the probe log.
+// rebuild all o.shards shards by replaying the sequence log.
 func rebuildTime(ctx context.Context, exe, addr, group, dir string, o benchOptions) (time.Duration, error) {
 	one := o
 	one.instances = 1
@@ -347,21 +348,21 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun, pr bench.PageReporting
 	if r.latency != nil {
 		fmt.Fprintf(w, "(state and topic bytes per document over all %d documents the fleet filtered, the latency mode's included)\n\n", r.processed())
 	}
-	fmt.Fprintln(w, "| instances | shards | docs | seconds | docs/s | CPU s (all instances) | CPU µs/doc | max RSS MB | max peak anonymous MB | state bytes/doc | probe-topic bytes/doc | answer-topic bytes/doc |")
+	fmt.Fprintln(w, "| instances | shards | docs | seconds | docs/s | CPU s (all instances) | CPU µs/doc | max RSS MB | max peak anonymous MB | state bytes/doc | sequence-log bytes/doc | answer-topic bytes/doc |")
 	fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	per := func(b int64) float64 { return float64(b) / float64(r.processed()) }
 	fmt.Fprintf(w, "| %d | %d | %d | %.2f | %.0f | %.1f | %.0f | %.0f | %.0f | %.0f | %.0f | %.0f |\n", r.instances, r.shards, r.records, s,
 		float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records), float64(r.maxRSS)/1e6,
-		float64(r.maxAnon)/1e6, per(r.stateB), per(r.probesB), per(r.answersB))
+		float64(r.maxAnon)/1e6, per(r.stateB), per(r.sequenceB), per(r.answersB))
 	if pass != nil {
 		fmt.Fprintf(w, "\nthroughput ratio fleet/passthrough: %.2f\n", pass.Elapsed.Seconds()/s)
 	}
 	if f := r.failover; f != nil {
-		fmt.Fprintf(w, "failover: instance %d (shards %v) SIGKILLed once the fleet was idle (%.1f s after the run); the others served all %d shards %.2f s later (%d reopened warm, %d rebuilt from the probe log; session timeout 2 s)\n",
+		fmt.Fprintf(w, "failover: instance %d (shards %v) SIGKILLed once the fleet was idle (%.1f s after the run); the others served all %d shards %.2f s later (%d reopened warm, %d rebuilt from the sequence log; session timeout 2 s)\n",
 			f.killed, f.shards, f.settled.Seconds(), r.shards, f.took.Seconds(), f.warm, f.rebuilt)
 	}
 	if r.rebuild > 0 {
-		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of probe log) in %.2f s\n", r.shards, float64(r.probesB)/1e6, r.rebuild.Seconds())
+		fmt.Fprintf(w, "rebuild: a fresh instance replayed all %d shards (%.0f MB of sequence log) in %.2f s\n", r.shards, float64(r.sequenceB)/1e6, r.rebuild.Seconds())
 	}
 	if l := r.latency; l != nil {
 		idle := "at once (--settle=false)"
@@ -382,9 +383,9 @@ func printFleet(w io.Writer, pass *benchRun, r *fleetRun, pr bench.PageReporting
 	if r.latency != nil {
 		latRate = fmt.Sprintf("%.0f", r.latency.Produced)
 	}
-	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f max_peak_anon_mb=%.0f state_b_per_doc=%.0f probes_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f failover_s=%.2f",
+	fmt.Fprintf(w, "fleet instances=%d shards=%d pin=%d docs=%d seconds=%.2f docs_per_s=%.0f cpu_s=%.2f cpu_us_per_doc=%.0f max_rss_mb=%.0f max_peak_anon_mb=%.0f state_b_per_doc=%.0f sequence_b_per_doc=%.0f answers_b_per_doc=%.0f shard_balance=%.3f rebuild_s=%.2f failover_s=%.2f",
 		r.instances, r.shards, r.pin, r.records, s, float64(r.records)/s, r.cpu.Seconds(), float64(r.cpu.Microseconds())/float64(r.records),
-		float64(r.maxRSS)/1e6, float64(r.maxAnon)/1e6, per(r.stateB), per(r.probesB), per(r.answersB), r.balance, r.rebuild.Seconds(), r.failover.seconds())
+		float64(r.maxRSS)/1e6, float64(r.maxAnon)/1e6, per(r.stateB), per(r.sequenceB), per(r.answersB), r.balance, r.rebuild.Seconds(), r.failover.seconds())
 	latBroker := "-"
 	if r.latency != nil && r.latency.BrokerKnown {
 		latBroker = fmt.Sprintf("%.0f", perRecord(r.latency.BrokerCPU, r.latency.Docs))

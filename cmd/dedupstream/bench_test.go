@@ -191,7 +191,7 @@ func TestBenchFleet(t *testing.T) {
 	if b := mustFloat(t, f["shard_balance"]); b < 1 || b > 1.5 {
 		t.Errorf("shard_balance=%v: postings of the fullest of 4 shards over the mean, want in [1, 1.5]", b)
 	}
-	for _, k := range []string{"probes_b_per_doc", "answers_b_per_doc", "cpu_us_per_doc", "rebuild_s", "failover_s",
+	for _, k := range []string{"sequence_b_per_doc", "answers_b_per_doc", "cpu_us_per_doc", "rebuild_s", "failover_s",
 		"latency_rate", "floor_p50_ms", "p50_ms", "latency_cpu_us"} {
 		if mustFloat(t, f[k]) <= 0 {
 			t.Errorf("%s=%s, want > 0", k, f[k])

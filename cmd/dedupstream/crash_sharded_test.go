@@ -29,7 +29,7 @@ const (
 // DESIGN.md's contracts as for one instance (crashRun.check): every input
 // record has an outcome, all outcomes of one record agree, duplicates point
 // to earlier pages, every cluster keeps a member forwarded as unique. Shards
-// must have moved: some instance rebuilt a shard from the probe log that
+// must have moved: some instance rebuilt a shard from the sequence log that
 // another had answered for before.
 func TestSIGKILLSharded(t *testing.T) {
 	if testing.Short() {

@@ -69,7 +69,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		method.Version(), cfg.Sketch.Params.Threshold, cfg.Mode, o.partitions, cfg.State.Dir)
 	if o.instances > 1 {
 		fmt.Fprintf(stdout, "  %d instances sharing one index of %d shards (topics %s, %s)\n",
-			o.instances, o.shards, shard.ProbesTopic(cfg.Kafka.Group), shard.AnswersTopic(cfg.Kafka.Group))
+			o.instances, o.shards, shard.SequenceTopic(cfg.Kafka.Group), shard.AnswersTopic(cfg.Kafka.Group))
 	}
 	fmt.Fprintln(stdout)
 	stampInOrder(pages.msgs)

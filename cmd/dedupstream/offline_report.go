@@ -117,7 +117,7 @@ func notShardedRoot(dir string) error {
 	if dir == "" {
 		return nil
 	}
-	const collect = "collect the whole index from the probe log first, with the filter's configuration: " +
+	const collect = "collect the whole index from the sequence log first, with the filter's configuration: " +
 		"'dedupstream state collect --config FILE --state NEWDIR', then re-cluster NEWDIR"
 	if fi, err := os.Stat(filepath.Join(dir, "shards")); err == nil && fi.IsDir() {
 		return fmt.Errorf("state %s is a sharded filter's (index.shards > 0), which holds only the shards it owned: %s", dir, collect)

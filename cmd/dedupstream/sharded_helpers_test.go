@@ -81,7 +81,7 @@ func tail(s string, n int) string {
 }
 
 // shardsRebuiltFrom counts the "shard opened" log lines of p that rebuilt a
-// shard from the start of the probe log (no local copy).
+// shard from the start of the sequence log (no local copy).
 func shardsRebuiltFrom(p *proc) int {
 	return strings.Count(p.out.String(), fmt.Sprintf(`"replay_from":%d`, kafka.FirstOffset))
 }

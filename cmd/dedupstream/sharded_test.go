@@ -2,6 +2,7 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"flag"
 	"fmt"
 	"math"
@@ -21,9 +22,16 @@ import (
 	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/prepare"
+	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
-var shardedDocs = flag.Int("sharded-docs", 400, "TestShardedReuters: Reuters stories to wrap as pages (0: all)")
+var (
+	shardedDocs      = flag.Int("sharded-docs", 400, "TestShardedReuters: Reuters stories to wrap as pages (0: all)")
+	shardedFleetSize = flag.Int("sharded-instances", 3, "TestShardedReuters: sharded instances")
+	shardedS         = flag.Int("sharded-shards", 8, "TestShardedReuters: index.shards")
+	shardedSlices    = flag.Int("sharded-slices", 10, "TestShardedReuters: slices the burst is produced in, 200 ms apart")
+)
 
 // shardedInput is a labelled input for the sharded tests: Reuters stories
 // wrapped as pages, the originals on partition i mod 4 and their near-copies
@@ -68,57 +76,170 @@ func reutersInput(t *testing.T, limit int) shardedInput {
 	return in
 }
 
-// TestShardedReuters runs three "dedupstream run --index-shards 8" processes
-// on a 4-partition input, with the broker in a process of its own, and beside
-// them one single-instance filter over the same input: the sharded filter must
-// find the near-copies of Reuters stories read by other instances than their
-// originals with the single instance's recall (within one point), report no
-// pair below resemblance 0.6, and spread the work over all three.
+// TestShardedReuters runs three "dedupstream run --index-shards 8"
+// processes on a 4-partition input of Reuters stories and their near-copies,
+// with the broker in a process of its own, in two ways: the input produced
+// in slices while the fleet runs (a burst), and produced whole before it
+// starts (a backlog). Then it reads back the order the shards decided the
+// documents in (the sequence log), feeds the same documents in that order to
+// one single-instance filter, and compares the outputs record by record: the
+// verdicts and dedup.of must be the same. The sharded filter must count no
+// document stored out of order (dedupstream_shard_missed_pairs_total), find
+// every exact copy, find the near-copies of J ≥ 0.8 (a pair is found when
+// the dedup.of chains of both end at one page) with the single instance's
+// recall (within one point), report no pair below resemblance 0.6, and
+// spread the work over all instances. It logs how many duplicates are not in
+// their original's dedup.cluster (docs/scale-out.md, "Clusters"). The burst's index, collected
+// into one state, must re-cluster offline as the single instance's does.
 func TestShardedReuters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four filter processes and a broker process")
 	}
 	in := reutersInput(t, *shardedDocs)
 	bin := buildBinary(t)
+	t.Run("burst", func(t *testing.T) { in.compareSharded(t, bin, true) })
+	t.Run("backlog", func(t *testing.T) { in.compareSharded(t, bin, false) })
+}
+
+// compareSharded is one way of TestShardedReuters: live, the input produced
+// while the fleet runs; else before it starts.
+func (in shardedInput) compareSharded(t *testing.T, bin string, live bool) {
 	addr := brokerProc(t, bin, 4)
+	all := append(append([]kafka.Message(nil), in.originals...), in.copies...)
+	if !live {
+		produceTo(t, addr, "pages", all)
+	}
 	var procs []*proc
-	for range 3 {
-		procs = append(procs, startProc(t, bin, shardedEnv(addr, t.TempDir(), 8, "DEDUPSTREAM_ADMIN_STATE_INTERVAL=100ms"), "run"))
+	for range *shardedFleetSize {
+		procs = append(procs, startProc(t, bin, shardedEnv(addr, t.TempDir(), *shardedS, "DEDUPSTREAM_ADMIN_STATE_INTERVAL=100ms"), "run"))
 	}
-	// The single instance reads the same input at the same time, so that both
-	// see the originals before the copies: a single instance started on the
-	// whole backlog reads its partitions in no particular order, and a copy
-	// read before its original takes the cluster away from the original's
-	// other copies.
-	singleDir := t.TempDir()
-	single := startProc(t, bin, filterEnv(addr, singleDir, "DEDUPSTREAM_KAFKA_GROUP=single", "DEDUPSTREAM_KAFKA_OUTPUT=single.out",
-		"DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s", "DEDUPSTREAM_LOG_LEVEL=info"), "run")
-	waitAllReady(t, append(procs, single), time.Minute)
-	for _, part := range [][]kafka.Message{in.originals, in.copies} {
-		produceTo(t, addr, "pages", part)
-		waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
-		waitDrained(t, addr, "single", "pages", 2*time.Minute)
+	waitAllReady(t, procs, time.Minute)
+	if live {
+		slices := max(*shardedSlices, 1)
+		for i := range slices {
+			produceTo(t, addr, "pages", all[i*len(all)/slices:(i+1)*len(all)/slices])
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
-	waitShardDocuments(t, procs, len(in.pages))
+	waitDrained(t, addr, "dedupstream", "pages", 3*time.Minute)
+	missed := 0.0
+	for _, p := range procs {
+		missed += sumMetric(t, p, "dedupstream_shard_missed_pairs_total")
+	}
+	if missed != 0 {
+		t.Errorf("dedupstream_shard_missed_pairs_total sums to %v over the fleet, want 0", missed)
+	}
 	for i, p := range procs {
 		stopProc(t, p)
 		if n := recordsDecided(p); n == 0 {
 			t.Errorf("instance %d decided no record: the input was not spread", i)
 		}
 	}
-	stopProc(t, single)
-	in.checkCollected(t, bin, addr, singleDir)
+	singleDir := in.runInOrder(t, bin, addr)
+	if live {
+		in.checkCollected(t, bin, addr, singleDir)
+	}
+	sharded, alone := firstOutputs(readTopic(t, addr, "pages.out")), firstOutputs(readTopic(t, addr, "single.out"))
+	differ, apart, dups := 0, 0, 0
+	for id, h := range sharded {
+		if w := alone[id]; h[stream.HeaderVerdict] != w[stream.HeaderVerdict] || h[stream.HeaderOf] != w[stream.HeaderOf] {
+			differ++
+			if differ <= 10 {
+				t.Errorf("%s: sharded %s of %q, one instance in the sequence order %s of %q", id, h[stream.HeaderVerdict], h[stream.HeaderOf], w[stream.HeaderVerdict], w[stream.HeaderOf])
+			}
+		}
+		if of := h[stream.HeaderOf]; of != "" {
+			dups++
+			apart += btoi(h[stream.HeaderCluster] != sharded[of][stream.HeaderCluster])
+		}
+	}
+	sc, sa := in.score(t, sharded), in.score(t, alone)
+	t.Logf("%d pages (%d originals), %d instances × %d shards: %d records differ from one instance's in the sequence order; %d duplicates, %d of them not in their original's cluster; "+
+		"recall J ≥ 0.8 by dedup.of sharded %.4f (%d of %d), one instance %.4f; by dedup.cluster %.4f / %.4f; exact copies %d of %d / %d of %d; lowest reported resemblance %.3f",
+		len(in.pages), len(in.originals), len(procs), *shardedS, differ, dups, apart, sc.recall(), sc.found, sc.pairs, sa.recall(),
+		sc.clusterRecall(), sa.clusterRecall(), sc.exactFound, sc.exact, sa.exactFound, sa.exact, sc.minJ)
+	if math.Abs(sc.recall()-sa.recall()) > 0.01 {
+		t.Errorf("sharded recall %.4f, single-instance %.4f: more than one point apart", sc.recall(), sa.recall())
+	}
+	if sc.exactFound != sc.exact {
+		t.Errorf("sharded filter found %d of %d exact copies", sc.exactFound, sc.exact)
+	}
+	if sc.found == 0 || sc.minJ < 0.6 {
+		t.Errorf("sharded filter found %d pairs, lowest resemblance %.3f (want pairs, none below 0.6)", sc.found, sc.minJ)
+	}
+}
 
-	sharded := in.score(t, readTopic(t, addr, "pages.out"))
-	alone := in.score(t, readTopic(t, addr, "single.out"))
-	t.Logf("%d originals, %d copies: pairs found sharded %d (recall %.4f), single instance %d (recall %.4f); lowest reported resemblance %.3f / %.3f",
-		len(in.originals), len(in.copies), sharded.found, sharded.recall(), alone.found, alone.recall(), sharded.minJ, alone.minJ)
-	if math.Abs(sharded.recall()-alone.recall()) > 0.01 {
-		t.Errorf("sharded recall %.4f, single-instance %.4f: more than one point apart", sharded.recall(), alone.recall())
+// runInOrder feeds the documents of the sharded filter's input to one
+// single-instance filter (group "single", output single.out) in the order
+// of its sequence log, from a one-partition topic, and returns its state
+// directory.
+func (in shardedInput) runInOrder(t *testing.T, bin, addr string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	order, err := shard.Order(ctx, shard.CollectOptions{Kafka: stream.KafkaConfig{Brokers: []string{addr}, Group: "dedupstream"}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if sharded.found == 0 || sharded.minJ < 0.6 {
-		t.Errorf("sharded filter found %d pairs, lowest resemblance %.3f (want pairs, none below 0.6)", sharded.found, sharded.minJ)
+	bySource := make(map[string]kafka.Message)
+	for _, m := range readTopic(t, addr, "pages") {
+		bySource[prepare.SourceOf(&m)] = m
 	}
+	ordered := make([]kafka.Message, len(order))
+	for i, src := range order {
+		m, ok := bySource[src]
+		if !ok {
+			t.Fatalf("the sequence log names %s, which is not in the input", src)
+		}
+		ordered[i] = kafka.Message{Key: m.Key, Value: m.Value}
+	}
+	c := &kafka.Client{Addr: kafka.TCP(addr)}
+	resp, err := c.CreateTopics(ctx, &kafka.CreateTopicsRequest{Topics: []kafka.TopicConfig{{Topic: "ordered", NumPartitions: 1, ReplicationFactor: 1}}})
+	if err != nil || resp.Errors["ordered"] != nil {
+		t.Fatalf("create the topic ordered: %v %v", err, resp)
+	}
+	produceTo(t, addr, "ordered", ordered)
+	dir := t.TempDir()
+	single := startProc(t, bin, filterEnv(addr, dir, "DEDUPSTREAM_KAFKA_GROUP=single", "DEDUPSTREAM_KAFKA_INPUT=ordered",
+		"DEDUPSTREAM_KAFKA_OUTPUT=single.out", "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s", "DEDUPSTREAM_LOG_LEVEL=info"), "run")
+	waitAllReady(t, []*proc{single}, time.Minute)
+	waitDrained(t, addr, "single", "ordered", 2*time.Minute)
+	stopProc(t, single)
+	return dir
+}
+
+// firstOutputs maps each record key to the headers of its first output.
+func firstOutputs(out []kafka.Message) map[string]map[string]string {
+	heads := make(map[string]map[string]string)
+	for _, m := range out {
+		if _, ok := heads[string(m.Key)]; !ok {
+			heads[string(m.Key)] = headerMap(m)
+		}
+	}
+	return heads
+}
+
+// sumMetric sums the series of a metric that a running filter serves.
+func sumMetric(t *testing.T, p *proc, name string) float64 {
+	t.Helper()
+	m := adminLine.FindStringSubmatch(p.out.String())
+	if m == nil {
+		t.Fatal("no admin address logged")
+	}
+	sum := 0.0
+	for k, v := range scrape(t, "http://"+m[1]) {
+		if k == name || strings.HasPrefix(k, name+"{") {
+			sum += v
+		}
+	}
+	return sum
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // waitShardDocuments waits until dedupstream_state_documents, summed over
@@ -182,34 +303,50 @@ func (in shardedInput) checkCollected(t *testing.T, bin, addr, singleDir string)
 
 // shardedScore is what score measured of one filter's output.
 type shardedScore struct {
-	pairs, found int     // (copy, original) pairs, and those put in one cluster
-	minJ         float64 // lowest exact resemblance of a reported (page, dedup.of) pair
+	pairs, found      int     // (copy, original) pairs of exact resemblance ≥ 0.8, and those found (one dedup.of chain)
+	exact, exactFound int     // of them, the exact copies (resemblance 1)
+	clustered         int     // pairs put in one dedup.cluster
+	minJ              float64 // lowest exact resemblance of a reported (page, dedup.of) pair
 }
 
 func (s shardedScore) recall() float64 { return float64(s.found) / float64(s.pairs) }
 
-// score reads one output: each page's first verdict must exist, a pair is
-// found when copy and original share dedup.cluster, and every duplicate's
-// exact resemblance to its dedup.of is measured.
-func (in shardedInput) score(t *testing.T, out []kafka.Message) shardedScore {
+// clusterRecall is the share of the pairs put in one dedup.cluster.
+func (s shardedScore) clusterRecall() float64 { return float64(s.clustered) / float64(s.pairs) }
+
+// score reads one output's first headers of each page: every page must have
+// one; a (copy, original) pair of exact word-5-shingle resemblance J ≥ 0.8 is
+// found when following dedup.of from each ends at the same page (the pair
+// the index found, directly or through others), and counted as clustered
+// when both share dedup.cluster; every duplicate's exact resemblance to its
+// dedup.of is measured.
+func (in shardedInput) score(t *testing.T, heads map[string]map[string]string) shardedScore {
 	t.Helper()
-	heads := make(map[string]map[string]string)
-	for _, m := range out {
-		if _, ok := heads[string(m.Key)]; !ok {
-			heads[string(m.Key)] = headerMap(m)
-		}
-	}
 	if len(heads) != len(in.pages) {
 		t.Fatalf("%d pages have an output, %d were produced", len(heads), len(in.pages))
+	}
+	root := func(id string) string {
+		for range len(heads) { // dedup.of points to earlier pages: no cycle
+			of := heads[id][stream.HeaderOf]
+			if of == "" {
+				break
+			}
+			id = of
+		}
+		return id
 	}
 	sets := in.shingleSets()
 	s := shardedScore{minJ: 1}
 	for id, h := range heads {
 		p := in.pages[id]
 		if p.Kind != gen.Original {
-			s.pairs++
-			if h[stream.HeaderCluster] == heads[p.Origin][stream.HeaderCluster] {
-				s.found++
+			if j := lsh.OverlapOf(sets[id], sets[p.Origin]).Resemblance(); j >= 0.8 {
+				found := root(id) == root(p.Origin)
+				s.pairs, s.found = s.pairs+1, s.found+btoi(found)
+				s.clustered += btoi(h[stream.HeaderCluster] == heads[p.Origin][stream.HeaderCluster])
+				if j == 1 {
+					s.exact, s.exactFound = s.exact+1, s.exactFound+btoi(found)
+				}
 			}
 		}
 		if of := h[stream.HeaderOf]; of != "" {
@@ -261,7 +398,7 @@ func recordsDecided(p *proc) int {
 // TestShardedStandbyFailover runs three instances with index.standbys 1 and
 // SIGKILLs one after the first half of the input: its shards must move mostly
 // to the members that kept warm copies — reopened from their own stores, at
-// most one rebuilt from the start of the probe log for two warm (the assignor
+// most one rebuilt from the start of the sequence log for two warm (the assignor
 // keeps members within one shard of their share, so a survivor holding more
 // warm copies than its share may have to give one up, when the shards it
 // alone holds are more than its share) — and the second half must be
@@ -281,7 +418,7 @@ func TestShardedStandbyFailover(t *testing.T) {
 	waitAllReady(t, procs, time.Minute)
 	produceTo(t, addr, "pages", in.originals)
 	waitDrained(t, addr, "dedupstream", "pages", 2*time.Minute)
-	time.Sleep(time.Second) // the standbys tail the probe log
+	time.Sleep(time.Second) // the standbys tail the sequence log
 	before := make([]int, len(procs))
 	for i, p := range procs {
 		before[i] = len(p.out.String())
@@ -305,10 +442,10 @@ func TestShardedStandbyFailover(t *testing.T) {
 		}
 		stopProc(t, p)
 	}
-	sc := in.score(t, readTopic(t, addr, "pages.out")) // fails unless every page has an outcome
+	sc := in.score(t, firstOutputs(readTopic(t, addr, "pages.out"))) // fails unless every page has an outcome
 	t.Logf("after the kill: %d shards reopened warm, %d rebuilt from the log; the second half (%d records) drained %s after the kill; pairs found %d of %d",
 		warm, cold, len(in.copies), failover.Round(10*time.Millisecond), sc.found, sc.pairs)
 	if warm == 0 || 2*cold > warm {
-		t.Errorf("%d shards rebuilt from the start of the probe log, %d reopened warm: want at most one rebuilt for two warm", cold, warm)
+		t.Errorf("%d shards rebuilt from the start of the sequence log, %d reopened warm: want at most one rebuilt for two warm", cold, warm)
 	}
 }

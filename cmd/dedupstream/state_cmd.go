@@ -22,7 +22,7 @@ commands:
   backup    write a backup: of a stopped state (--state) or of a running filter (--from its admin URL)
   restore   load a backup into a new, empty state directory
   compact   merge the LSM levels and collect value-log garbage (stopped state)
-  collect   read a sharded filter's whole index from its probe log into a new
+  collect   read a sharded filter's whole index from its sequence log into a new
             single-instance state directory (takes the filter's configuration)
 `
 

@@ -15,7 +15,7 @@ import (
 )
 
 // cmdStateCollect builds a single-instance state directory holding every
-// document of a sharded filter, read from its probe log (shard.Collect):
+// document of a sharded filter, read from its sequence log (shard.Collect):
 // the input of offline cluster and report, state backup, or a re-sharded
 // filter. It takes the filter's own configuration (kafka.*, the security
 // settings, sketch.*), and --state names the new directory.

@@ -9,7 +9,7 @@ import (
 	"go.uber.org/zap"
 )
 
-// committer commits the probe-log positions of one generation's shards, all
+// committer commits the sequence-log positions of one generation's shards, all
 // in one OffsetCommit request per index.commit_interval, as Kafka Streams
 // commits a task's offsets on commit.interval.ms rather than per record.
 //
@@ -68,7 +68,7 @@ func (c *committer) commit() {
 		return
 	}
 	if err := c.gen.CommitOffsets(map[string]map[int]int64{c.topic: due}); err != nil {
-		c.log.Warn("commit of the probe log failed; the next owner answers these probes again", zap.Ints("shards", keys(due)), zap.Error(err))
+		c.log.Warn("commit of the shards' sequence-log positions failed; the next owner answers these probes again", zap.Ints("shards", keys(due)), zap.Error(err))
 		c.mu.Lock()
 		for s, next := range due { // kept for the next tick, unless a later offer passed it
 			c.due[s] = max(c.due[s], next)

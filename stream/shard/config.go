@@ -16,10 +16,10 @@ type Config struct {
 	// live filter (docs/scale-out.md, "Limits").
 	Shards int `yaml:"shards"`
 	// Standbys is how many other instances keep a warm copy of each shard
-	// (Kafka Streams' num.standby.replicas), tailing its probe log without
+	// (Kafka Streams' num.standby.replicas), tailing its sequence log without
 	// answering; the index group then gives a shard to the member whose
 	// copy is furthest along, so a failed owner's shard moves without a
-	// rebuild. 0: a moved shard is rebuilt from the probe log.
+	// rebuild. 0: a moved shard is rebuilt from the sequence log.
 	Standbys int `yaml:"standbys"`
 	// InFlight bounds the batches whose answers a front waits for at once.
 	InFlight int `yaml:"in_flight"`
@@ -27,8 +27,8 @@ type Config struct {
 	// sends the probe again (harmless: the answer is stored).
 	AnswerTimeout time.Duration `yaml:"answer_timeout"`
 	// ReorderIdle is how long a front holds a record back for its other
-	// input partitions to catch up with its timestamp, so that it probes
-	// in the global order (stream.Deps.ReorderIdle).
+	// input partitions to catch up with its timestamp, so that it appends to
+	// the sequence log in record-time order (stream.Deps.ReorderIdle).
 	ReorderIdle time.Duration `yaml:"reorder_idle"`
 	// CommitInterval is how often a server commits its shards' probe-log
 	// positions, all in one request (Kafka Streams' commit.interval.ms). A

@@ -1,27 +1,32 @@
 // Package shard is the band-sharded index that lets several dedupstream
-// instances share one near-duplicate index through Kafka: a Front routes each
-// document's index keys to the shards that own them over the probe topic and
-// joins their answers, and a Server owns shards by consumer-group assignment,
-// each a state.Store rebuilt from the probe log, and answers. Front and Server
-// are safe for concurrent use; see docs/scale-out.md for the design.
+// instances share one near-duplicate index through Kafka: a Front appends each
+// batch's documents to the sequence log and joins the answers of the shards
+// that own their keys, and a Server owns shards by consumer-group assignment,
+// each a state.Store kept by applying the sequence log, and answers. Front and
+// Server are safe for concurrent use; see docs/scale-out.md for the design.
 //
 // # Logs
 //
-// The probe topic G.probes has one partition per shard. Its records are
-// probes (a document's keys routed to that shard, its sketch, id, url,
-// content hash, input position and timestamp) and finals (the verdict the
-// front joined for a document, for a shard whose answer differed). It is the
-// shard's log of record: a shard's store is what applying it in order gives,
-// so a new owner with no local copy replays it. G.answers has one partition per
-// input partition; a shard answers each probe on the partition its document
-// was read from, where the front that owns that input partition reads it.
+// The sequence log G.sequence has one partition. Its records are batches of
+// probes (documents whole: index keys, sketch, id, url, content hash, input
+// position, timestamp, reply partition) and batches of finals (the decision a
+// front joined for a document, where some shard's answer differed). It is the
+// shards' log of record: a shard's store is what applying it in order gives,
+// so a new owner with no local copy replays it. G.shards has one partition
+// per shard and is never written: the index group assigns its partitions, and
+// a shard's committed offset there is the sequence-log offset it has answered
+// up to. G.answers has one partition per input partition; a shard answers each
+// probe on the partition its document was read from, where the front that
+// owns that input partition reads it.
 //
 // # Order
 //
-// Shards decide in the global order of stream.Before — record timestamp, then
-// input topic, partition and offset — which every instance computes alike, so
-// a document is only ever a duplicate of one before it, wherever either was
-// read. Each shard stores its answer for every document (the record's verdict
-// fields), so a redelivered probe gets the first answer and a replayed input
-// record the first verdict.
+// A document's place in the global order is its position in the sequence log
+// (positionOf: the record's offset and its index in the record), assigned at
+// its first append and kept with it in every shard (state.Doc.Pos). Every
+// shard applies the log in order, so it holds every earlier document sharing
+// a key with one it decides, and a document is only ever a duplicate of one
+// before it. Each shard stores its answer for every document (the record's
+// verdict fields), so an appended-again document gets the first answer and a
+// replayed input record the first verdict.
 package shard

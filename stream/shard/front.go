@@ -12,28 +12,26 @@ import (
 	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
-	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 )
 
-// Front is the sharded index as a pipeline sees it (stream.Sharded): it sends
-// each document's probes to the shards that own its keys and joins their
-// answers. It owns one answer reader per input partition it asks for,
+// Front is the sharded index as a pipeline sees it (stream.Sharded): it
+// appends each batch's documents to the sequence log, where the shards that
+// own their keys read them, and joins the shards' answers. It owns one answer reader per input partition it asks for,
 // started on first use, stopped once the partition has had no document in
 // flight for answerReaderIdle (its input moved to another instance, or went
 // quiet), and stopped by Close.
 type Front struct {
-	cfg     Config
-	top     Topology
-	compact lsh.Compactor // nil: probes carry the sketch as it is
-	probes  string        // topic names
-	answer  string
-	log     *zap.Logger
-	writer  *kafka.Writer
-	client  *kafka.Client
-	reader  kafka.ReaderConfig // template of the answer readers
-	m       *frontMetrics
+	cfg      Config
+	top      Topology
+	sequence string // topic names
+	answer   string
+	log      *zap.Logger
+	writer   *kafka.Writer
+	client   *kafka.Client
+	reader   kafka.ReaderConfig // template of the answer readers
+	m        *frontMetrics
 
 	mu      sync.Mutex
 	pending map[docKey][]*waiting // a record fetched again after a rebalance can be in flight twice
@@ -61,12 +59,6 @@ const answerReaderIdle = 10 * time.Second
 type FrontOptions struct {
 	Kafka    stream.KafkaConfig
 	Security stream.Security
-	// Method is the filter's sketch method. With minhash or oph a probe
-	// carries the b-bit signature the shards store (lsh.CompactOf), except
-	// the probe to the shard of the document's exact key, which carries the
-	// full one; likewise only that probe carries the URL. The probe log so
-	// keeps every document whole once, for Collect.
-	Method   lsh.Method
 	Logger   *zap.Logger
 	Registry prometheus.Registerer
 }
@@ -78,13 +70,8 @@ func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
 	}
 	g := o.Kafka.Group
 	ctx, stop := context.WithCancel(context.Background())
-	var compact lsh.Compactor
-	if o.Method != nil {
-		compact, _ = lsh.CompactOf(o.Method)
-	}
 	f := &Front{
-		compact: compact,
-		cfg:     cfg, top: top, probes: ProbesTopic(g), answer: AnswersTopic(g), log: o.Logger,
+		cfg: cfg, top: top, sequence: SequenceTopic(g), answer: AnswersTopic(g), log: o.Logger,
 		writer: newPartitionWriter(o.Kafka, o.Security),
 		client: &kafka.Client{Addr: kafka.TCP(o.Kafka.Brokers...), Transport: o.Security.Transport(o.Kafka.ClientID)},
 		reader: kafka.ReaderConfig{
@@ -178,7 +165,6 @@ type docKey struct {
 // waiting is one document in flight: the shards asked and what they answered.
 type waiting struct {
 	doc     *state.Doc
-	small   []byte // doc.Sketch's compact form, once made
 	reply   int
 	routes  []routed
 	answers []stream.Decision // by route
@@ -198,7 +184,8 @@ type asked struct {
 }
 
 // Ask implements stream.Sharded: it registers the documents as waiting,
-// makes sure their answer partitions are being read, and writes their probes.
+// makes sure their answer partitions are being read, and appends them to the
+// sequence log.
 // Registering first keeps those readers from being stopped as idle (a
 // partition with a document in flight is not) while the others start.
 func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error) {
@@ -264,71 +251,42 @@ func (f *Front) forget(a *asked) {
 	f.m.pending.Sub(float64(len(a.waits)))
 }
 
-// probes builds the probe records of the routes not yet answered (all of
-// them before the first answer), or only of those missing when resend: a
-// batch record per shard (more where one would be too large), and the number
-// of probes in them. Each shard's probes go in the global order (a batch
-// holds several input partitions' records, fetched side by side), so that a
-// shard stores the earlier of two near-copies in one batch first and the
-// later one finds it.
-func (a *asked) probes(missing func(w *waiting, r int) bool) ([]kafka.Message, int) {
-	packs := newPackers(wireVersion, kindProbes)
+// probes builds the sequence-log records of the batch's documents (all of
+// them before the first answer), or only of those some shard has not
+// answered when missing is set, in the batch's order, and the number of
+// probes — documents and shards asked — they stand for.
+func (a *asked) probes(missing func(w *waiting) bool) ([]kafka.Message, int) {
+	pk := newPacker(wireVersion, kindProbes)
 	n := 0
-	for _, w := range a.inOrder() {
-		for r, rt := range w.routes {
-			if missing != nil && !missing(w, r) {
-				continue
-			}
-			p := probe{reply: w.reply, doc: *w.doc}
-			p.doc.Bands = rt.keys
-			if !slices.Contains(rt.keys, exactKey(w.doc.ContentHash)) { // the shard stores no URL
-				p.doc.URL = ""
-				if a.f.compact != nil {
-					p.doc.Sketch = w.compactSketch(a.f.compact)
-				}
-			}
-			packs.add(rt.shard, func(dst []byte) []byte { return appendProbeBody(dst, &p) })
-			n++
+	for _, w := range a.waits {
+		if missing != nil && !missing(w) {
+			continue
 		}
+		p := probe{reply: w.reply, doc: *w.doc}
+		pk.add(func(dst []byte) []byte { return appendProbeBody(dst, &p) })
+		n += len(w.routes)
 	}
-	return packs.messages(a.f.probes), n
+	return a.f.messages(pk), n
 }
 
-// compactSketch returns the compact form of the document's sketch, or the
-// sketch itself if it has none (the shard then reports the mismatch).
-func (w *waiting) compactSketch(c lsh.Compactor) []byte {
-	if w.small == nil {
-		var err error
-		if w.small, err = c.Compact(nil, w.doc.Sketch); err != nil {
-			w.small = w.doc.Sketch
-		}
+// messages are the records pk packed, as messages to the sequence log.
+func (f *Front) messages(pk *packer) []kafka.Message {
+	recs := pk.records()
+	msgs := make([]kafka.Message, len(recs))
+	for i, v := range recs {
+		msgs[i] = kafka.Message{Topic: f.sequence, Partition: 0, Value: v}
 	}
-	return w.small
+	return msgs
 }
 
-// inOrder returns the batch's documents sorted by the global order.
-func (a *asked) inOrder() []*waiting {
-	ws := slices.Clone(a.waits)
-	slices.SortStableFunc(ws, func(x, y *waiting) int {
-		if stream.Before(x.doc, y.doc) {
-			return -1
-		}
-		if stream.Before(y.doc, x.doc) {
-			return 1
-		}
-		return 0
-	})
-	return ws
-}
-
-// send writes records to the probe topic and waits for the acknowledgement,
-// retrying with backoff until written or ctx ends.
+// send appends records to the sequence log and waits for the
+// acknowledgement, retrying with backoff until written or ctx ends.
 func (f *Front) send(ctx context.Context, msgs []kafka.Message) error {
 	err := writeAll(ctx, f.writer, msgs, func(err error) {
-		f.log.Warn("write to the probe topic failed, retrying", zap.Int("records", len(msgs)), zap.Error(err))
+		f.log.Warn("write to the sequence log failed, retrying", zap.Int("records", len(msgs)), zap.Error(err))
 	})
 	if err != nil {
-		return fmt.Errorf("probes abandoned at shutdown; the batch will be replayed: %w", err)
+		return fmt.Errorf("sequence-log records abandoned at shutdown; the batch will be replayed: %w", err)
 	}
 	return nil
 }
@@ -392,7 +350,7 @@ func (a *asked) Wait(ctx context.Context) ([]stream.Decision, error) {
 // resend writes again the probes whose answers have not come.
 func (a *asked) resend(ctx context.Context) error {
 	a.f.mu.Lock()
-	msgs, n := a.probes(func(w *waiting, r int) bool { return !w.got[r] })
+	msgs, n := a.probes(func(w *waiting) bool { return w.left > 0 })
 	a.f.mu.Unlock()
 	a.f.log.Warn("shards have not answered in index.answer_timeout; sending the probes again",
 		zap.Int("probes", n), zap.Duration("answer_timeout", a.f.cfg.AnswerTimeout))
@@ -404,38 +362,37 @@ func (a *asked) resend(ctx context.Context) error {
 	return nil
 }
 
-// Settle implements stream.Asked: a final record to every shard whose answer
-// differs from the joined decision, so that its stored record carries the
-// document's real verdict and cluster.
+// Settle implements stream.Asked: a final in the sequence log for every
+// document some shard answered otherwise than the joined decision, so that
+// the stored records of the shards carry the document's real verdict and
+// cluster.
 func (a *asked) Settle(ctx context.Context) error {
-	packs := newPackers(wireVersion, kindFinals)
+	pk := newPacker(wireVersion, kindFinals)
 	n := 0
 	for i, w := range a.waits {
 		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
 		fin.dec.Replayed = false
-		for r, rt := range w.routes {
-			if sameDecision(&w.answers[r], &fin.dec) {
-				continue
-			}
-			packs.add(rt.shard, func(dst []byte) []byte { return appendFinalBody(dst, &fin) })
-			n++
+		if !slices.ContainsFunc(w.answers, func(d stream.Decision) bool { return !sameDecision(&d, &fin.dec) }) {
+			continue
 		}
+		pk.add(func(dst []byte) []byte { return appendFinalBody(dst, &fin) })
+		n++
 	}
 	a.f.m.finals.Add(float64(n))
-	return a.f.send(ctx, packs.messages(a.f.probes))
+	return a.f.send(ctx, a.f.messages(pk))
 }
 
 // sameDecision reports whether a shard's stored answer already says what the
 // joined decision says.
 func sameDecision(a, b *stream.Decision) bool {
 	return a.Verdict == b.Verdict && a.Of == b.Of && a.Cluster == b.Cluster &&
-		float32(a.Similarity) == float32(b.Similarity) && a.OfSource == b.OfSource && a.OfTime.Equal(b.OfTime)
+		float32(a.Similarity) == float32(b.Similarity) && a.OfPos == b.OfPos
 }
 
 // join is a document's decision from its shards' answers: an exact copy if
-// any shard found one (every shard holding the original holds its exact
-// copies), else the match earliest in the global order, else Unique with the
-// cluster the document founds. It is Replayed when every answer was stored.
+// any shard found one (the shard of the exact key holds every exact copy),
+// else the match earliest in the sequence log, else Unique with the cluster
+// the document founds. It is Replayed when every answer was stored.
 func join(doc *state.Doc, answers []stream.Decision) stream.Decision {
 	var best *stream.Decision
 	replayed := len(answers) > 0

@@ -10,27 +10,24 @@ import (
 
 func TestJoin(t *testing.T) {
 	doc := &state.Doc{Source: "pages/2/10", Time: time.Unix(100, 0)}
-	at := func(sec int64, src string) (time.Time, string) { return time.Unix(sec, 0), src }
-	near := func(of string, sec int64, src string) stream.Decision {
-		tm, s := at(sec, src)
-		return stream.Decision{Verdict: stream.NearDuplicate, Of: of, OfTime: tm, OfSource: s, Cluster: uint64(sec)}
+	near := func(of string, pos uint64) stream.Decision {
+		return stream.Decision{Verdict: stream.NearDuplicate, Of: of, OfPos: pos, Cluster: pos}
 	}
-	exact := near("e", 50, "pages/0/5")
+	exact := near("e", 50)
 	exact.Verdict = stream.ExactDuplicate
 	unique := stream.Decision{Verdict: stream.Unique, Cluster: stream.ClusterOf(doc.Source)}
 	f := func(name string, answers []stream.Decision, want stream.Decision) {
 		t.Helper()
 		got := join(doc, answers)
-		if got.Verdict != want.Verdict || got.Of != want.Of || got.Cluster != want.Cluster || got.Replayed != want.Replayed {
+		if got.Verdict != want.Verdict || got.Of != want.Of || got.OfPos != want.OfPos || got.Cluster != want.Cluster || got.Replayed != want.Replayed {
 			t.Errorf("%s: join = %+v, want %+v", name, got, want)
 		}
 	}
 	f("all unique", []stream.Decision{unique, unique}, unique)
-	f("one near", []stream.Decision{unique, near("a", 60, "pages/1/1")}, near("a", 60, "pages/1/1"))
-	f("earliest time wins", []stream.Decision{near("b", 70, "pages/0/1"), near("a", 60, "pages/1/1")}, near("a", 60, "pages/1/1"))
-	f("same time: partition breaks the tie", []stream.Decision{near("b", 60, "pages/3/1"), near("a", 60, "pages/1/9")}, near("a", 60, "pages/1/9"))
-	f("same partition: offset numerically", []stream.Decision{near("b", 60, "pages/1/10"), near("a", 60, "pages/1/9")}, near("a", 60, "pages/1/9"))
-	f("exact beats an earlier near", []stream.Decision{near("a", 10, "pages/1/1"), exact}, exact)
+	f("one near", []stream.Decision{unique, near("a", 60)}, near("a", 60))
+	f("earliest in the sequence log wins", []stream.Decision{near("b", 70), near("a", 60)}, near("a", 60))
+	f("positions compare as numbers", []stream.Decision{near("b", 1<<20|1), near("a", 1<<16|9)}, near("a", 1<<16|9))
+	f("exact beats an earlier near", []stream.Decision{near("a", 10), exact}, exact)
 	r := unique
 	r.Replayed = true
 	f("replayed only if every answer was", []stream.Decision{r, unique}, unique)

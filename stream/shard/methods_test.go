@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest"
@@ -17,25 +18,17 @@ import (
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/prepare"
 	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // TestEveryMethodSharded runs the sharded index in process — one front, one
 // shard server, 4 shards, the embedded broker over TCP — with every sketch
 // method (and drop mode with a duplicates topic, and a state TTL) over
-// generated pages, and the single-instance index over the same input: every
-// record must have an outcome, and the sharded filter must find at least 60%
-// of the (copy, original) pairs the single instance finds. The input is a
-// backlog on 3 partitions, which kafka-go fetches one partition ahead of
-// another; the front's reorder buffer hands records on in the global order,
-// but a copy that still reaches the shards before its earlier original is a
-// pair missed by design (docs/scale-out.md, "One global order"): 76–100% were
-// found here, 85–100% without the race detector (60–85% without the buffer),
-// and supershingle, the method with the fewest keys, once found 65% under the
-// load of `make test` (2026-11-26), below the 70% floor this test had; the
-// floor is 60%, which a sharded index that lost its keys or answers would not
-// reach. The single instance itself varies by a few pairs between runs (it
-// reads the same three partitions). The multi-process tests are in
+// generated pages on 3 input partitions, then one single-instance filter over
+// the same pages in the order the shards decided them (read back from the
+// sequence log): record by record, the verdicts and dedup.of must be the
+// single instance's, and no document stored out of the log's order. The multi-process tests are in
 // cmd/dedupstream.
 func TestEveryMethodSharded(t *testing.T) {
 	if testing.Short() {
@@ -75,89 +68,147 @@ func compareWithSingle(t *testing.T, m lsh.Method, pages []gen.Page, mode stream
 		t.Fatal(err)
 	}
 	defer b.Close()
+	byKey := make(map[string]kafka.Message, len(pages))
 	msgs := make([]kafka.Message, len(pages))
-	t0 := time.Now().Add(-time.Hour)
 	for i, p := range pages {
 		v, err := eval.PageRecord(p)
 		if err != nil {
 			t.Fatal(err)
 		}
-		// A crawler stamps each page when it fetched it: pages in order.
-		msgs[i] = kafka.Message{Key: []byte(p.ID), Value: v, Time: t0.Add(time.Duration(i) * time.Millisecond)}
+		msgs[i] = kafka.Message{Key: []byte(p.ID), Value: v}
 	}
 	streamtest.Produce(t, b.Addr(), "pages", msgs...)
-	sharded := runFilter(t, b.Addr(), m, mode, ttl, "sharded", "pages.out", "pages.dup", 4)
-	single := runFilter(t, b.Addr(), m, mode, ttl, "single", "single.out", "single.dup", 0)
-	byID := make(map[string]gen.Page, len(pages))
-	for _, p := range pages {
-		byID[p.ID] = p
+	for _, msg := range streamtest.ReadTopic(t, b.Addr(), "pages") {
+		byKey[prepare.SourceOf(&msg)] = msg
 	}
-	// A (copy, original) pair is found when either points to a page of
-	// its truth cluster (dedup.of), whichever came first.
-	found := func(out map[string]map[string]string) (pairs map[string]bool) {
-		pairs = make(map[string]bool)
-		for id, h := range out {
-			p := byID[id]
-			if of := h[stream.HeaderOf]; of != "" && byID[of].Origin == p.Origin {
-				pairs[id] = true
-				pairs[of] = true
-			}
-		}
-		for id := range pairs {
-			if byID[id].Kind == gen.Original {
-				delete(pairs, id)
-			}
-		}
-		return pairs
+	reg := prometheus.NewRegistry()
+	sharded := runFilter(t, b.Addr(), m, mode, ttl, filterRun{group: "sharded", input: "pages", output: "pages.out", dups: "pages.dup", shards: 4, reg: reg})
+	if n := missedPairs(t, reg); n != 0 {
+		t.Errorf("dedupstream_shard_missed_pairs_total = %v, want 0", n)
 	}
-	for _, out := range []map[string]map[string]string{sharded, single} {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	order, err := Order(ctx, CollectOptions{Kafka: stream.KafkaConfig{Brokers: []string{b.Addr()}, Group: "sharded"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ordered := make([]kafka.Message, len(order))
+	for i, src := range order {
+		ordered[i] = kafka.Message{Key: byKey[src].Key, Value: byKey[src].Value}
+	}
+	createTopic(t, b.Addr(), "ordered", 1)
+	streamtest.Produce(t, b.Addr(), "ordered", ordered...)
+	single := runFilter(t, b.Addr(), m, mode, ttl, filterRun{group: "single", input: "ordered", output: "single.out", dups: "single.dup"})
+	if len(order) != len(pages) {
+		t.Fatalf("the sequence log holds %d of %d pages", len(order), len(pages))
+	}
+	for name, out := range map[string]map[string]map[string]string{"sharded": sharded, "single": single} {
 		if len(out) != len(pages) {
-			t.Fatalf("%d of %d pages have an outcome", len(out), len(pages))
+			t.Fatalf("%s: %d of %d pages have an outcome", name, len(out), len(pages))
 		}
 	}
-	fs, f1 := found(sharded), found(single)
-	both := 0
-	for id := range f1 {
-		if fs[id] {
-			both++
-		}
-	}
-	t.Logf("%s: pairs found: sharded %d, single instance %d, both %d", m.Version(), len(fs), len(f1), both)
-	if len(f1) == 0 || float64(both) < 0.6*float64(len(f1)) {
-		t.Errorf("sharded found %d of the single instance's %d pairs, want at least 60%%", both, len(f1))
+	dups, apart := sameVerdicts(t, sharded, single)
+	t.Logf("%s: %d pages, %d duplicates, verdicts and dedup.of record by record as one instance's in the sequence order; %d duplicates not in their original's cluster",
+		m.Version(), len(pages), dups, apart)
+	if dups == 0 {
+		t.Errorf("no duplicate found")
 	}
 }
 
-// runFilter runs one filter of group over the whole input — sharded with
-// shards > 0, else on a single state — and returns the first headers of each
-// record's output (output and duplicates topics).
-func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl time.Duration, group, output, dups string, shards int) map[string]map[string]string {
+// sameVerdicts compares a sharded filter's first outcomes with a single
+// instance's, record by record, and returns the duplicates and how many of
+// them are not in their original's cluster (docs/scale-out.md, "Clusters").
+func sameVerdicts(t *testing.T, sharded, single map[string]map[string]string) (dups, apart int) {
+	t.Helper()
+	for id, h := range sharded {
+		want := single[id]
+		if h[stream.HeaderVerdict] != want[stream.HeaderVerdict] || h[stream.HeaderOf] != want[stream.HeaderOf] {
+			t.Errorf("%s: sharded %s of %q, one instance %s of %q", id, h[stream.HeaderVerdict], h[stream.HeaderOf], want[stream.HeaderVerdict], want[stream.HeaderOf])
+		}
+		if of := h[stream.HeaderOf]; of != "" {
+			dups++
+			apart += btoi(h[stream.HeaderCluster] != sharded[of][stream.HeaderCluster])
+		}
+	}
+	return dups, apart
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// missedPairs is dedupstream_shard_missed_pairs_total summed over the shards.
+func missedPairs(t *testing.T, reg *prometheus.Registry) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum float64
+	for _, mf := range mfs {
+		if mf.GetName() == "dedupstream_shard_missed_pairs_total" {
+			for _, m := range mf.GetMetric() {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
+func createTopic(t *testing.T, addr, topic string, partitions int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c := &kafka.Client{Addr: kafka.TCP(addr)}
+	if err := createTopics(ctx, c, []kafka.TopicConfig{{Topic: topic, NumPartitions: partitions}}, 1); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// filterRun names one filter's group and topics: sharded over shards, or a
+// single instance with shards 0; reg, if set, registers its metrics.
+type filterRun struct {
+	group, input, output, dups string
+	shards                     int
+	reg                        *prometheus.Registry
+}
+
+// runFilter runs one filter over the whole of its input and returns the
+// first headers of each record's output (output and duplicates topics).
+func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl time.Duration, r filterRun) map[string]map[string]string {
 	t.Helper()
 	var cfg stream.Config
-	cfg.Kafka.Brokers, cfg.Kafka.Group, cfg.Kafka.Output, cfg.Kafka.Duplicates = []string{addr}, group, output, dups
+	cfg.Kafka.Brokers, cfg.Kafka.Group, cfg.Kafka.Input, cfg.Kafka.Output, cfg.Kafka.Duplicates = []string{addr}, r.group, r.input, r.output, r.dups
 	cfg.Kafka.SessionTimeout = time.Second
 	cfg.Mode = mode
 	cfg.Batch.Size = 64
 	cfg.EnsureDefaults()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir(), TTL: ttl}, shards, nil)
-	n := int64(len(streamtest.ReadTopic(t, addr, "pages")))
-	waitErr := run.WaitFor(ctx, func() bool { return p.Counts().Records >= n }, 10*time.Millisecond)
+	p, run, stop := startFilterOn(t, ctx, cfg, m, state.Options{Dir: t.TempDir(), TTL: ttl}, r.shards, nil, r.reg)
+	// Done when the group has committed the whole input: a count of records
+	// decided can reach it early when a rebalance has some decided twice.
+	n := int64(len(streamtest.ReadTopic(t, addr, r.input)))
+	waitErr := run.WaitFor(ctx, func() bool {
+		lag, err := embedded.GroupLag(ctx, addr, r.group, r.input)
+		return p.Counts().Records >= n && err == nil && lag == 0
+	}, 10*time.Millisecond)
 	if err := errors.Join(waitErr, stop()); err != nil {
 		t.Fatal(err)
 	}
 	out := make(map[string]map[string]string)
-	for _, topic := range []string{output, dups} {
+	for _, topic := range []string{r.output, r.dups} {
 		for _, msg := range streamtest.ReadTopic(t, addr, topic) {
 			if _, ok := out[string(msg.Key)]; !ok {
 				out[string(msg.Key)] = streamtest.Headers(msg)
 			}
-
 		}
 	}
-	if mode == stream.ModeDrop && len(streamtest.ReadTopic(t, addr, dups)) == 0 {
-		t.Errorf("drop mode wrote nothing to the duplicates topic %s", dups)
+	if mode == stream.ModeDrop && len(streamtest.ReadTopic(t, addr, r.dups)) == 0 {
+		t.Errorf("drop mode wrote nothing to the duplicates topic %s", r.dups)
 	}
 	return out
 }
@@ -167,6 +218,12 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 // state; timed, if not nil, is its Deps.Timed. stop stops it, closes what it
 // opened and returns what its pipeline and server returned.
 func startFilter(t *testing.T, ctx context.Context, cfg stream.Config, m lsh.Method, so state.Options, shards int, timed func(stream.BatchTimes)) (p *stream.Pipeline, run *stream.Running, stop func() error) {
+	t.Helper()
+	return startFilterOn(t, ctx, cfg, m, so, shards, timed, nil)
+}
+
+// startFilterOn is startFilter registering the shards' metrics in reg (nil: none).
+func startFilterOn(t *testing.T, ctx context.Context, cfg stream.Config, m lsh.Method, so state.Options, shards int, timed func(stream.BatchTimes), reg prometheus.Registerer) (p *stream.Pipeline, run *stream.Running, stop func() error) {
 	t.Helper()
 	log := zaptest.NewLogger(t, zaptest.Level(zap.WarnLevel))
 	deps := stream.Deps{Logger: log, Cleaner: clean.New(clean.Options{}), Method: m, ReorderIdle: 250 * time.Millisecond, Timed: timed}
@@ -183,12 +240,12 @@ func startFilter(t *testing.T, ctx context.Context, cfg stream.Config, m lsh.Met
 		ic := Config{Shards: shards}
 		ic.EnsureDefaults()
 		client := &kafka.Client{Addr: kafka.TCP(cfg.Kafka.Brokers[0])}
-		top, err := EnsureTopics(ctx, client, "pages", cfg.Kafka.Group, ic, so.TTL)
+		top, err := EnsureTopics(ctx, client, cfg.Kafka.Input, cfg.Kafka.Group, ic, so.TTL)
 		if err != nil {
 			t.Fatal(err)
 		}
-		front := NewFront(ic, top, FrontOptions{Kafka: cfg.Kafka, Method: m, Logger: log})
-		srv = NewServer(ic, top, ServerOptions{Kafka: cfg.Kafka, Batch: cfg.Batch, Method: m, State: so, Logger: log})
+		front := NewFront(ic, top, FrontOptions{Kafka: cfg.Kafka, Logger: log})
+		srv = NewServer(ic, top, ServerOptions{Kafka: cfg.Kafka, Batch: cfg.Batch, Method: m, State: so, Logger: log, Registry: reg})
 		closers = append(closers, srv.Close, front.Close)
 		deps.Sharded = front
 	}

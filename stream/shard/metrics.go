@@ -14,7 +14,7 @@ type frontMetrics struct {
 func newFrontMetrics(reg prometheus.Registerer) *frontMetrics {
 	m := &frontMetrics{
 		probes: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_probes_total",
-			Help: "Probes written to the probe topic (one per document and shard asked, many to a record), resent ones included; finals are counted apart."}),
+			Help: "Probes appended to the sequence log (one per document and shard its keys reach, a document once per record), appended again ones included; finals are counted apart."}),
 		finals: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_finals_total",
 			Help: "Final records written: joined verdicts for shards whose answer differed."}),
 		resent: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_index_probes_resent_total",
@@ -53,17 +53,17 @@ func newServerMetrics(reg prometheus.Registerer) *serverMetrics {
 		docs: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_documents",
 			Help: "Documents stored in an owned shard (approximate)."}, shard),
 		applied: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dedupstream_shard_records_applied_total",
-			Help: "Probe-log records applied to a shard, rebuilds included."}, shard),
+			Help: "Sequence-log records applied to a shard, rebuilds included."}, shard),
 		answered: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dedupstream_shard_answers_total",
 			Help: "Answers a shard wrote."}, shard),
 		late: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dedupstream_shard_missed_pairs_total",
-			Help: "Probes that match a document stored earlier in the shard but later in the global order: pairs missed because the later page reached the shard first."}, shard),
+			Help: "Documents a shard stored behind one it had stored before in the sequence log's order, whose pairs it could miss; applying the log in order, it counts none."}, shard),
 		rebuild: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_rebuild_remaining_records",
-			Help: "Probe-log records a shard must apply before it answers again (0: serving)."}, shard),
+			Help: "Sequence-log records a shard must apply before it answers again (0: serving)."}, shard),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_lag_records",
-			Help: "Records behind the end of the shard's probe-log partition, at the last batch."}, shard),
+			Help: "Records behind the end of the sequence log, at the shard's last batch."}, shard),
 		malformed: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_shard_malformed_records_total",
-			Help: "Probe-log records that could not be decoded and were skipped."}),
+			Help: "Sequence-log records that could not be decoded and were skipped."}),
 	}
 	if reg != nil {
 		reg.MustRegister(m.owned, m.docs, m.applied, m.answered, m.late, m.rebuild, m.lag, m.malformed)

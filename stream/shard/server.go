@@ -24,16 +24,18 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 )
 
-// Server owns index shards: it joins the index group over the probe topic and,
-// for each partition the group assigns it, opens that shard's store, brings it
-// up to date from the probe log, and answers probes until the assignment ends.
+// Server owns index shards: it joins the index group over the shards topic
+// and, for each partition the group assigns it, opens that shard's store,
+// brings it up to date from the sequence log, and applies and answers the
+// log's probes that touch the shard until the assignment ends.
 type Server struct {
-	cfg    Config
-	top    Topology
-	o      ServerOptions
-	probes string
-	writer *kafka.Writer // answers
-	m      *serverMetrics
+	cfg      Config
+	top      Topology
+	o        ServerOptions
+	shards   string // the shards topic: the index group's subscription and commits
+	sequence string
+	writer   *kafka.Writer // answers
+	m        *serverMetrics
 
 	joined     atomic.Bool  // a generation of the index group is running
 	rebuilding atomic.Int64 // owned shards not yet serving
@@ -71,7 +73,7 @@ func NewServer(cfg Config, top Topology, o ServerOptions) *Server {
 		o.Logger = zap.NewNop()
 	}
 	return &Server{
-		cfg: cfg, top: top, o: o, probes: ProbesTopic(o.Kafka.Group),
+		cfg: cfg, top: top, o: o, shards: ShardsTopic(o.Kafka.Group), sequence: SequenceTopic(o.Kafka.Group),
 		writer: newPartitionWriter(o.Kafka, o.Security),
 		m:      newServerMetrics(o.Registry),
 	}
@@ -101,11 +103,16 @@ func (s *Server) Stats() state.Stats {
 	return sum
 }
 
+// storeVersionSuffix marks the sketch version of a shard store kept by
+// applying the sequence log: a store of an earlier build's layout (its
+// version the method's own, or it plus a "-b…" compact form) holds positions
+// of another log and is rebuilt.
+const storeVersionSuffix = "+seq"
+
 // store returns shard id's store, held open from an earlier generation
-// (kept) or opened now with o. A store that holds the method's sketches in
-// another compact form (the method's own version, or it plus another "-b…"
-// suffix) was written by an earlier build: it is deleted and rebuilt from
-// the probe log, its source of truth.
+// (kept) or opened now with o. A store of the method written by an earlier
+// build's layout is deleted and rebuilt from the sequence log, its source of
+// truth.
 func (s *Server) store(id int, o state.Options) (st *state.Store, kept bool, err error) {
 	base := s.o.Method.Version()
 	s.mu.Lock()
@@ -115,9 +122,8 @@ func (s *Server) store(id int, o state.Options) (st *state.Store, kept bool, err
 	}
 	st, err = state.Open(o)
 	var mismatch *state.SketchMismatchError
-	if errors.As(err, &mismatch) && o.SketchVersion != base &&
-		(mismatch.Stored == base || strings.HasPrefix(mismatch.Stored, base+"-b")) {
-		s.o.Logger.Warn("shard store holds another compact form of the sketches; rebuilding it from the probe log",
+	if errors.As(err, &mismatch) && (mismatch.Stored == base || strings.HasPrefix(mismatch.Stored, base+"-b")) {
+		s.o.Logger.Warn("shard store of an earlier build's layout; rebuilding it from the sequence log",
 			zap.Int("shard", id), zap.String("stored", mismatch.Stored), zap.String("wanted", o.SketchVersion))
 		if err = os.RemoveAll(o.Dir); err == nil {
 			st, err = state.Open(o)
@@ -167,11 +173,11 @@ func (s *Server) Run(ctx context.Context) error {
 	// instance added, one gone) moves only the shards it must, to members
 	// holding a copy where there is one, rather than reassigning by range
 	// and rebuilding what moved.
-	topics := []string{s.probes}
+	topics := []string{s.shards}
 	if s.cfg.Standbys > 0 {
 		topics = append(topics, StandbysTopic(k.Group))
 	}
-	balancers := []kafka.GroupBalancer{warmBalancer{probes: s.probes, standbys: StandbysTopic(k.Group), replicas: s.cfg.Standbys, local: &s.local}}
+	balancers := []kafka.GroupBalancer{warmBalancer{shards: s.shards, standbys: StandbysTopic(k.Group), replicas: s.cfg.Standbys, local: &s.local}}
 	cg, err := kafka.NewConsumerGroup(kafka.ConsumerGroupConfig{
 		ID: IndexGroup(k.Group), Brokers: k.Brokers, Dialer: s.o.Security.Dialer(k.ClientID),
 		Topics: topics, GroupBalancers: balancers, StartOffset: kafka.FirstOffset,
@@ -204,7 +210,7 @@ func (s *Server) Run(ctx context.Context) error {
 // generation: kafka-go ends the generation (a rebalance, leaving the group)
 // only after every one of them has returned.
 func (s *Server) serveGeneration(gen *kafka.Generation) {
-	assigned := gen.Assignments[s.probes]
+	assigned := gen.Assignments[s.shards]
 	standby := gen.Assignments[StandbysTopic(s.o.Kafka.Group)]
 	standby = slices.DeleteFunc(slices.Clone(standby), func(b kafka.PartitionAssignment) bool { // one store, one writer
 		return slices.ContainsFunc(assigned, func(a kafka.PartitionAssignment) bool { return a.ID == b.ID })
@@ -232,7 +238,7 @@ func (s *Server) serveGeneration(gen *kafka.Generation) {
 			}
 		})
 	}
-	commits := newCommitter(gen, s.probes, s.cfg.CommitInterval, s.o.Logger)
+	commits := newCommitter(gen, s.shards, s.cfg.CommitInterval, s.o.Logger)
 	if len(assigned) > 0 {
 		gen.Start(commits.run)
 	}
@@ -250,7 +256,7 @@ func (s *Server) serveGeneration(gen *kafka.Generation) {
 }
 
 // standbyOffset, as the committed offset of serveShard, makes it a warm
-// standby: it applies the probe log and never answers nor commits.
+// standby: it applies the sequence log and never answers nor commits.
 const standbyOffset = math.MaxInt64
 
 // shardRetryPause is how long a shard that failed waits before it gives its
@@ -273,16 +279,16 @@ type shardRun struct {
 	label   string
 	store   *state.Store
 	dec     *stream.Decider
-	commits *committer    // nil for a standby
-	compact lsh.Compactor // the compact form sketches are stored and verified in, or nil
-	answer  int64         // first offset to answer; below it the log is applied silently (rebuild)
-	standby bool          // a warm copy: applies the log, never answers
+	commits *committer // nil for a standby
+	answer  int64      // first offset to answer; below it the log is applied silently (rebuild)
+	standby bool       // a warm copy: applies the log, never answers
 	serving bool
 	sampled time.Time // when the documents gauge was last set
+	lastPos uint64    // the largest position stored in this run, for the order check
 }
 
 // serveShard opens shard id's store (or takes it as an earlier generation
-// left it), replays the probe log from where the store or the group left
+// left it), replays the sequence log from where the store or the group left
 // off, and serves until ctx (the generation) ends, offering the positions it
 // has answered to commits.
 func (s *Server) serveShard(ctx context.Context, commits *committer, id int, committed int64) error {
@@ -293,10 +299,8 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 		}
 	}()
 	method := s.o.Method
-	if c, ok := lsh.CompactOf(method); ok { // minhash, oph: store b-bit signatures
-		method, r.compact = c, c
-	}
 	o := s.o.State.ForMethod(method)
+	o.SketchVersion += storeVersionSuffix
 	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, id), true, true
 	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, storeMemtables
 	o.Logger = s.o.Logger.Named("shard" + r.label)
@@ -305,7 +309,7 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 		return err
 	}
 	r.store = st
-	r.dec = stream.NewDecider(st, method, stream.DeciderOptions{Containment: s.o.Containment, GlobalOrder: true})
+	r.dec = stream.NewDecider(st, method, stream.DeciderOptions{Containment: s.o.Containment, Sequenced: true})
 	from, err := r.startAt(committed)
 	if err != nil {
 		return err
@@ -313,7 +317,7 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 	s.o.Logger.Info("shard opened", zap.Int("shard", id), zap.Bool("standby", r.standby), zap.Bool("kept_open", kept),
 		zap.Int64("replay_from", from), zap.Int64("answer_from", r.answer))
 	reader := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: s.o.Kafka.Brokers, Topic: s.probes, Partition: id, Dialer: s.o.Security.Dialer(s.o.Kafka.ClientID),
+		Brokers: s.o.Kafka.Brokers, Topic: s.sequence, Partition: 0, Dialer: s.o.Security.Dialer(s.o.Kafka.ClientID),
 		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond,
 	})
 	defer reader.Close()
@@ -344,7 +348,7 @@ func (r *shardRun) startAt(committed int64) (int64, error) {
 	return min(applied, committed), nil
 }
 
-// loop applies and answers batches of the probe log until ctx ends.
+// loop applies and answers batches of the sequence log until ctx ends.
 func (r *shardRun) loop(ctx context.Context, reader *kafka.Reader) error {
 	for {
 		msgs, err := stream.FetchBatch(ctx, reader, r.s.o.Batch, stream.AlwaysIdle)
@@ -352,7 +356,7 @@ func (r *shardRun) loop(ctx context.Context, reader *kafka.Reader) error {
 			return nil
 		}
 		if err != nil {
-			r.s.o.Logger.Warn("read the probe log failed, retrying", zap.Int("shard", r.id), zap.Error(err))
+			r.s.o.Logger.Warn("read the sequence log failed, retrying", zap.Int("shard", r.id), zap.Error(err))
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
@@ -392,9 +396,10 @@ func (r *shardRun) serve(offset int64) {
 	r.s.o.Logger.Info("shard serving", zap.Int("shard", r.id), zap.Int64("offset", offset))
 }
 
-// batch applies a batch of log records in order — runs of probes decided
-// together, finals one by one between them — then writes the answers of the
-// probes from r.answer on and offers the position for commit.
+// batch applies a batch of log records in order — runs of the probes that
+// touch this shard decided together, finals one by one between them — then
+// writes the answers of the probes from r.answer on and offers the position
+// for commit.
 func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	var run []probeAt
 	var out []kafka.Message
@@ -414,11 +419,15 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 		rec, err := decodeLogRecord(m.Value)
 		if err != nil {
 			r.s.m.malformed.Inc()
-			r.s.o.Logger.Error("skipping a malformed probe-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
+			r.s.o.Logger.Error("skipping a malformed sequence-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
 		}
-		for _, p := range rec.probes {
-			run = append(run, probeAt{probe: p, offset: m.Offset})
+		for j := range rec.probes {
+			p := &rec.probes[j]
+			if keys := r.keysOf(&p.doc); keys != nil {
+				p.doc.Bands, p.doc.Pos = keys, positionOf(m.Offset, j)
+				run = append(run, probeAt{probe: *p, offset: m.Offset})
+			}
 		}
 		if len(rec.finals) == 0 {
 			continue
@@ -434,7 +443,7 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	}
 	next := msgs[len(msgs)-1].Offset + 1
 	if len(run) == 0 {
-		run = nil // a batch ending on finals still records how far it got
+		run = nil // a batch ending on finals, or touching nothing here, still records how far it got
 		if err := r.store.Apply(nil, next); err != nil {
 			return err
 		}
@@ -447,6 +456,17 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	}
 	if next > r.answer && !r.standby {
 		r.commits.offer(r.id, next)
+	}
+	return nil
+}
+
+// keysOf returns the index keys of d that this shard owns (its band keys'
+// and its exact key's), nil if none.
+func (r *shardRun) keysOf(d *state.Doc) []uint64 {
+	for _, rt := range route(d, r.s.top.Shards) {
+		if rt.shard == r.id {
+			return rt.keys
+		}
 	}
 	return nil
 }
@@ -464,24 +484,17 @@ func (r *shardRun) decide(run []probeAt, next int64) ([]kafka.Message, int, erro
 	docs := make([]state.Doc, len(run))
 	for i := range run {
 		docs[i] = run[i].doc
-		if r.compact != nil {
-			sk, err := r.compact.Compact(nil, docs[i].Sketch)
-			if err != nil {
-				return nil, 0, fmt.Errorf("shard %d: probe for %q (%s): %w; do all instances run the same sketch configuration?", r.id, docs[i].ID, docs[i].Source, err)
-			}
-			docs[i].Sketch = sk
-		}
 	}
 	dec, err := r.dec.DecideBatch(docs)
 	if err != nil {
 		return nil, 0, err
 	}
-	r.s.m.late.WithLabelValues(r.label).Add(float64(dec.Stats.LateMatches))
 	defer r.dec.Retire(dec)
+	r.checkOrder(dec.Stage)
 	if err := r.store.Apply(dec.Stage, next); err != nil {
 		return nil, 0, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
 	}
-	packs := newPackers(answerBatchVersion) // by answer partition
+	packs := newPackers(wireVersion) // by answer partition
 	n := 0
 	for i := range run {
 		if run[i].offset < r.answer {
@@ -494,19 +507,33 @@ func (r *shardRun) decide(run []probeAt, next int64) ([]kafka.Message, int, erro
 	return packs.messages(AnswersTopic(r.s.o.Kafka.Group)), n, nil
 }
 
+// checkOrder counts the new documents stored behind one this run already
+// stored (dedupstream_shard_missed_pairs_total): a shard that decided a
+// document before an earlier one could miss their pair. Applying the log in
+// its order, it counts none.
+func (r *shardRun) checkOrder(stored []state.Doc) {
+	for i := range stored {
+		if p := stored[i].Pos; p <= r.lastPos {
+			r.s.m.late.WithLabelValues(r.label).Inc()
+			r.s.o.Logger.Error("document stored out of sequence order", zap.Int("shard", r.id),
+				zap.String("source", stored[i].Source), zap.Uint64("pos", p), zap.Uint64("after", r.lastPos))
+		} else {
+			r.lastPos = p
+		}
+	}
+}
+
 // applyFinal rewrites a stored document's verdict fields with the decision
-// its front joined.
+// its front joined; a final for a document this shard does not hold is
+// skipped.
 func (r *shardRun) applyFinal(f *final) error {
 	doc, ok, err := r.store.Replayed(f.source, f.hash)
 	if err != nil || !ok {
-		if err == nil {
-			r.s.o.Logger.Debug("final for a document not stored (expired?)", zap.Int("shard", r.id), zap.String("source", f.source))
-		}
 		return err
 	}
 	d := f.dec
 	doc.Verdict, doc.Similarity, doc.OfID, doc.Cluster = uint8(d.Verdict), float32(d.Similarity), d.Of, d.Cluster
-	doc.OfTime, doc.OfSource, doc.Of = d.OfTime, d.OfSource, 0
+	doc.OfPos, doc.Of = d.OfPos, 0
 	return r.store.Stage([]state.Doc{doc})
 }
 

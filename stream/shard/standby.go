@@ -19,7 +19,7 @@ import (
 // the assignment, as Kafka Streams' assignor carries standby tasks.
 func StandbysTopic(group string) string { return group + ".standbys" }
 
-// positions are the probe-log positions of the shard stores this instance
+// positions are the sequence-log positions of the shard stores this instance
 // holds, which it reports when it joins the index group so that the leader
 // gives each shard to a member with a warm copy.
 type positions struct {
@@ -46,7 +46,7 @@ func (p *positions) encode() []byte {
 	return b
 }
 
-// positionFile is where the probe-log position of shard s's store is noted
+// positionFile is where the sequence-log position of shard s's store is noted
 // beside it, so that a restarted instance reports the copies it holds on
 // disk and the index group gives them back to it (sticky across restarts).
 func positionFile(stateDir string, s int) string { return ShardDir(stateDir, s) + ".position" }
@@ -105,7 +105,7 @@ func decodePositions(b []byte) map[int]int64 {
 // reports the copies it holds: those it has opened since it started and
 // those a previous run left on disk (positionFile).
 type warmBalancer struct {
-	probes, standbys string
+	shards, standbys string
 	replicas         int
 	local            *positions
 }
@@ -121,7 +121,7 @@ func (b warmBalancer) AssignGroups(members []kafka.GroupMember, partitions []kaf
 	}
 	var shards []int
 	for _, p := range partitions {
-		if p.Topic == b.probes {
+		if p.Topic == b.shards {
 			shards = append(shards, p.ID)
 		}
 	}
@@ -130,7 +130,7 @@ func (b warmBalancer) AssignGroups(members []kafka.GroupMember, partitions []kaf
 	for _, m := range members {
 		out[m.ID] = map[string][]int{}
 	}
-	owner := place(shards, members, held, nil, 1, func(i, s int) { out[members[i].ID][b.probes] = append(out[members[i].ID][b.probes], s) })
+	owner := place(shards, members, held, nil, 1, func(i, s int) { out[members[i].ID][b.shards] = append(out[members[i].ID][b.shards], s) })
 	if b.replicas > 0 && len(members) > 1 {
 		place(shards, members, held, owner, min(b.replicas, len(members)-1), func(i, s int) {
 			out[members[i].ID][b.standbys] = append(out[members[i].ID][b.standbys], s)

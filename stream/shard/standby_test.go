@@ -26,16 +26,16 @@ func TestWarmBalancer(t *testing.T) {
 	}
 	var parts []kafka.Partition
 	for s := range 6 {
-		parts = append(parts, kafka.Partition{Topic: "g.probes", ID: s}, kafka.Partition{Topic: "g.standbys", ID: s})
+		parts = append(parts, kafka.Partition{Topic: "g.shards", ID: s}, kafka.Partition{Topic: "g.standbys", ID: s})
 	}
-	b := warmBalancer{probes: "g.probes", standbys: "g.standbys", replicas: 1, local: &positions{}}
+	b := warmBalancer{shards: "g.shards", standbys: "g.standbys", replicas: 1, local: &positions{}}
 	out := b.AssignGroups(members, parts)
 	owner, standby := map[int]string{}, map[int]string{}
 	for id, topics := range out {
-		if n := len(topics["g.probes"]); n > 2 {
+		if n := len(topics["g.shards"]); n > 2 {
 			t.Errorf("%s owns %d of 6 shards over 3 members", id, n)
 		}
-		for _, s := range topics["g.probes"] {
+		for _, s := range topics["g.shards"] {
 			owner[s] = id
 		}
 		for _, s := range topics["g.standbys"] {
@@ -78,17 +78,17 @@ func TestWarmBalancerFailover(t *testing.T) {
 	}
 	var parts []kafka.Partition
 	for s := range 8 {
-		parts = append(parts, kafka.Partition{Topic: "g.probes", ID: s}, kafka.Partition{Topic: "g.standbys", ID: s})
+		parts = append(parts, kafka.Partition{Topic: "g.shards", ID: s}, kafka.Partition{Topic: "g.standbys", ID: s})
 	}
-	b := warmBalancer{probes: "g.probes", standbys: "g.standbys", replicas: 1, local: &positions{}}
+	b := warmBalancer{shards: "g.shards", standbys: "g.standbys", replicas: 1, local: &positions{}}
 	out := b.AssignGroups(members, parts)
 	copies := map[string]map[int]bool{"a": {0: true, 1: true, 2: true, 3: true, 4: true}, "b": {5: true, 6: true, 7: true, 0: true, 1: true}}
 	cold := 0
 	for id, topics := range out {
-		if n := len(topics["g.probes"]); n != 4 {
+		if n := len(topics["g.shards"]); n != 4 {
 			t.Errorf("%s owns %d of 8 shards, want 4", id, n)
 		}
-		for _, s := range topics["g.probes"] {
+		for _, s := range topics["g.shards"] {
 			if !copies[id][s] {
 				cold++
 			}

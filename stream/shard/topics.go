@@ -13,33 +13,40 @@ import (
 
 // Names of a sharded filter's internal topics and shard-owning group, all
 // derived from its consumer group G, so one G is one logical filter.
-func ProbesTopic(group string) string  { return group + ".probes" }
-func AnswersTopic(group string) string { return group + ".answers" }
-func IndexGroup(group string) string   { return group + ".index" }
+func SequenceTopic(group string) string { return group + ".sequence" }
+func ShardsTopic(group string) string   { return group + ".shards" }
+func AnswersTopic(group string) string  { return group + ".answers" }
+func IndexGroup(group string) string    { return group + ".index" }
+
+// legacyProbesTopic is the per-shard probe log of builds before the sequence
+// log; a group that has one was served by such a build.
+func legacyProbesTopic(group string) string { return group + ".probes" }
 
 // Topology is what EnsureTopics found: the partition counts every instance
 // must agree on.
 type Topology struct {
-	Shards           int // partitions of the probe topic
-	InputPartitions  int // partitions of the input and answer topics
-	ProbesRetention  time.Duration
-	AnswersRetention time.Duration
+	Shards            int // partitions of the shards topic
+	InputPartitions   int // partitions of the input and answer topics
+	SequenceRetention time.Duration
+	AnswersRetention  time.Duration
 }
 
-// probesRetention is the probe log's retention for a state TTL: the log must
-// outlive every document a shard may still hold, so forever without a TTL,
-// else the TTL plus a day of slack for a shard that is rebuilt late.
-func probesRetention(ttl time.Duration) time.Duration {
+// sequenceRetention is the sequence log's retention for a state TTL: the log
+// must outlive every document a shard may still hold, so forever without a
+// TTL, else the TTL plus a day of slack for a shard that is rebuilt late.
+func sequenceRetention(ttl time.Duration) time.Duration {
 	if ttl == 0 {
 		return -1
 	}
 	return ttl + 24*time.Hour
 }
 
-// EnsureTopics creates the probe and answer topics of group if they do not
-// exist — cfg.Shards and as many partitions as input, with the retention the
-// design needs — and refuses to go on if they exist with other partition
-// counts or a probe log that forgets documents the state still holds.
+// EnsureTopics creates the internal topics of group if they do not exist —
+// the one-partition sequence log with the retention the design needs, the
+// shards topic of cfg.Shards partitions, the answer topic of as many
+// partitions as the input — and refuses to go on if they exist with other
+// partition counts, if the sequence log forgets documents the state still
+// holds, or if the group has the probe topic of an earlier build's layout.
 func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg Config, ttl time.Duration) (Topology, error) {
 	meta, err := c.Metadata(ctx, &kafka.MetadataRequest{}) // all topics: naming one could auto-create it
 	if err != nil {
@@ -51,12 +58,17 @@ func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg
 			parts[t.Name] = len(t.Partitions)
 		}
 	}
-	top := Topology{Shards: cfg.Shards, InputPartitions: parts[input], ProbesRetention: probesRetention(ttl), AnswersRetention: cfg.AnswersRetention}
+	top := Topology{Shards: cfg.Shards, InputPartitions: parts[input], SequenceRetention: sequenceRetention(ttl), AnswersRetention: cfg.AnswersRetention}
 	if top.InputPartitions == 0 {
 		return top, fmt.Errorf("input topic %q: not found; create it before starting a sharded filter (its partition count sizes %s)", input, AnswersTopic(group))
 	}
+	if _, ok := parts[legacyProbesTopic(group)]; ok {
+		return top, fmt.Errorf("group %s has the topic %s of an earlier build's sharded layout, which this build does not read: "+
+			"start this build under a new kafka.group (docs/scale-out.md, \"Moving a fleet to the sequence log\")", group, legacyProbesTopic(group))
+	}
 	want := []kafka.TopicConfig{
-		topicConfig(ProbesTopic(group), cfg.Shards, top.ProbesRetention),
+		topicConfig(SequenceTopic(group), 1, top.SequenceRetention),
+		topicConfig(ShardsTopic(group), cfg.Shards, time.Hour), // never written: its partitions are the shards
 		topicConfig(AnswersTopic(group), top.InputPartitions, top.AnswersRetention),
 	}
 	if cfg.Standbys > 0 { // never written: its partitions are the standby slots
@@ -69,7 +81,7 @@ func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg
 		case !ok:
 			create = append(create, t)
 		case n != t.NumPartitions:
-			return top, fmt.Errorf("topic %s has %d partitions, this filter needs %d (index.shards for the probe topic, the input's partitions for the answer topic): "+
+			return top, fmt.Errorf("topic %s has %d partitions, this filter needs %d (one for the sequence log, index.shards for the shards topic, the input's partitions for the answer topic): "+
 				"index.shards cannot change on a live filter; see docs/scale-out.md to re-shard", t.Topic, n, t.NumPartitions)
 		}
 	}
@@ -81,7 +93,7 @@ func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg
 		return top, err
 	}
 	return top, checkRetention(ctx, c, []retentionNeed{
-		{ProbesTopic(group), top.ProbesRetention, "a shard rebuilt from it needs %s (state.ttl plus a day, or forever without a TTL)"},
+		{SequenceTopic(group), top.SequenceRetention, "a shard rebuilt from it needs %s (state.ttl plus a day, or forever without a TTL)"},
 		{AnswersTopic(group), minAnswersRetention, "a front must find its answers there: at least %s"},
 	})
 }
@@ -130,7 +142,7 @@ func createTopics(ctx context.Context, c *kafka.Client, topics []kafka.TopicConf
 }
 
 // checkRetention refuses topics whose retention is shorter than they need —
-// a probe log that would rebuild shards without documents the state still
+// a sequence log that would rebuild shards without documents the state still
 // holds, an answer topic that could drop answers before they are read — in
 // one DescribeConfigs request.
 func checkRetention(ctx context.Context, c *kafka.Client, needs []retentionNeed) error {

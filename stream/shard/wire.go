@@ -15,37 +15,43 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 )
 
-// wireVersion is the first byte of every probe-topic record and of single
-// answers; answerBatchVersion that of answer batches. A record of another
-// version is refused, never guessed at.
-const (
-	wireVersion        = 1
-	answerBatchVersion = 2
-)
+// wireVersion is the first byte of every sequence-log and answer record. A
+// record of another version (the probe and answer records of builds before
+// the sequence log were versions 1 and 2) is refused, never guessed at.
+const wireVersion = 3
 
-// Kinds of probe-topic records. A front writes batches: one record holds the
-// probes (or finals) of many documents for one shard, so the internal topics
-// carry a record per shard and batch, not per document and shard. Builds
-// before batching wrote one probe or final per record; those still decode,
-// so a probe log written by them replays.
+// Kinds of sequence-log records. A front writes batches: one record holds the
+// probes (or finals) of many documents, so the log carries a record per front
+// batch, not per document.
 const (
-	kindProbe  = 1 // one document to decide and store
-	kindFinal  = 2 // the joined decision of one stored document
-	kindProbes = 3 // a batch of probes
-	kindFinals = 4 // a batch of finals
+	kindProbes = 3 // a batch of probes: documents to decide and store
+	kindFinals = 4 // a batch of finals: joined decisions of stored documents
 )
 
 // maxRecordBytes is where a batch record is closed and the next begun: well
 // under Kafka's default max.message.bytes (1 MiB).
 const maxRecordBytes = 256 << 10
 
+// maxEntries is the most entries a record holds, so that an entry's index
+// fits the low bits of its position (positionOf).
+const maxEntries = 1<<posShift - 1
+
+// posShift is how many low bits of a position hold the entry's index in its
+// record; the offset is above them.
+const posShift = 16
+
+// positionOf is the place in the sequence log of the i-th entry of the
+// record at offset: the order every shard decides in. It is never 0.
+func positionOf(offset int64, i int) uint64 { return uint64(offset)<<posShift | uint64(i+1) }
+
 // errWire wraps every decoding error.
 var errWire = errors.New("shard: malformed record")
 
-// probe is one document's lookup in one shard.
+// probe is one document as a front appends it to the sequence log: every
+// shard its keys reach applies it.
 type probe struct {
 	reply int       // input partition: the answers partition
-	doc   state.Doc // ID, Source, URL, Time, ContentHash, Sketch, and the keys routed here as Bands
+	doc   state.Doc // ID, Source, URL, Time, ContentHash, Sketch, and its index keys as Bands
 }
 
 // final is the decision a front joined for a document a shard stores.
@@ -63,7 +69,7 @@ type answer struct {
 	dec    stream.Decision
 }
 
-// logRecord is a decoded probe-topic record: its probes or its finals, in
+// logRecord is a decoded sequence-log record: its probes or its finals, in
 // the order written.
 type logRecord struct {
 	probes []probe
@@ -90,7 +96,7 @@ func (p *packer) add(body func(dst []byte) []byte) {
 	}
 	p.scratch = body(p.scratch[:0])
 	p.cur = append(binary.AppendUvarint(p.cur, uint64(len(p.scratch))), p.scratch...)
-	if p.n++; len(p.cur) >= maxRecordBytes {
+	if p.n++; len(p.cur) >= maxRecordBytes || p.n == maxEntries {
 		p.close()
 	}
 }
@@ -175,8 +181,7 @@ func appendDecision(dst []byte, d *stream.Decision) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Similarity)))
 	dst = binary.BigEndian.AppendUint64(dst, d.Cluster)
 	dst = appendString(dst, d.Of)
-	dst = binary.BigEndian.AppendUint64(dst, uint64(unixNano(d.OfTime)))
-	return appendString(dst, d.OfSource)
+	return binary.BigEndian.AppendUint64(dst, d.OfPos)
 }
 
 // unixNano encodes a time as its Unix nanoseconds, the zero time as 0
@@ -266,13 +271,12 @@ func (r *reader) decision() stream.Decision {
 	}
 	d.Cluster = r.uint64("cluster")
 	d.Of = r.string("of")
-	d.OfTime = r.time("of time")
-	d.OfSource = r.string("of source")
+	d.OfPos = r.uint64("of position")
 	return d
 }
 
-// decodeLogRecord decodes a probe-topic record: a batch of probes or of
-// finals, or (from builds before batching) a single one.
+// decodeLogRecord decodes a sequence-log record: a batch of probes or of
+// finals.
 func decodeLogRecord(v []byte) (logRecord, error) {
 	var rec logRecord
 	r := &reader{b: v}
@@ -280,10 +284,6 @@ func decodeLogRecord(v []byte) (logRecord, error) {
 		return rec, fmt.Errorf("%w: version %d, this build reads %d", errWire, ver, wireVersion)
 	}
 	switch kind := r.byte1("kind"); kind {
-	case kindProbe:
-		rec.probes = []probe{decodeProbe(r)}
-	case kindFinal:
-		rec.finals = []final{decodeFinal(r)}
 	case kindProbes:
 		r.entries(func(e *reader) { rec.probes = append(rec.probes, decodeProbe(e)) })
 	case kindFinals:
@@ -374,20 +374,14 @@ func decodeAnswer(r *reader) answer {
 	return a
 }
 
-// decodeAnswers decodes an answer-topic record: a batch of answers, or (from
-// builds before batching) a single one.
+// decodeAnswers decodes an answer-topic record: a batch of one shard's answers.
 func decodeAnswers(v []byte) ([]answer, error) {
 	var as []answer
 	r := &reader{b: v}
-	switch ver := r.byte1("version"); {
-	case r.err != nil:
-	case ver == wireVersion:
-		as = []answer{decodeAnswer(r)}
-	case ver == answerBatchVersion:
-		r.entries(func(e *reader) { as = append(as, decodeAnswer(e)) })
-	default:
-		return nil, fmt.Errorf("%w: version %d, this build reads %d and %d", errWire, ver, wireVersion, answerBatchVersion)
+	if ver := r.byte1("version"); r.err == nil && ver != wireVersion {
+		return nil, fmt.Errorf("%w: version %d, this build reads %d", errWire, ver, wireVersion)
 	}
+	r.entries(func(e *reader) { as = append(as, decodeAnswer(e)) })
 	r.end()
 	if r.err != nil {
 		return nil, r.err
@@ -395,17 +389,17 @@ func decodeAnswers(v []byte) ([]answer, error) {
 	return as, nil
 }
 
-// PostingsOf returns how many index keys a probe-log record routes to its
-// shard — the postings it adds there — or 0 for finals or a record that does
-// not decode: the measure of shard balance.
-func PostingsOf(v []byte) int {
+// KeysByShard adds to counts[s] the index keys that a sequence-log record's
+// probes route to shard s, of len(counts) shards (none for finals or a record
+// that does not decode): the measure of shard balance.
+func KeysByShard(v []byte, counts []int64) {
 	rec, err := decodeLogRecord(v)
 	if err != nil {
-		return 0
+		return
 	}
-	n := 0
 	for i := range rec.probes {
-		n += len(rec.probes[i].doc.Bands)
+		for _, rt := range route(&rec.probes[i].doc, len(counts)) {
+			counts[rt.shard] += int64(len(rt.keys))
+		}
 	}
-	return n
 }

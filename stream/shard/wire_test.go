@@ -12,20 +12,6 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 )
 
-// appendProbe, appendFinal and appendAnswer write the single records of
-// builds before batching, which a probe log may still hold.
-func appendProbe(dst []byte, p *probe) []byte {
-	return appendProbeBody(append(dst, wireVersion, kindProbe), p)
-}
-
-func appendFinal(dst []byte, f *final) []byte {
-	return appendFinalBody(append(dst, wireVersion, kindFinal), f)
-}
-
-func appendAnswer(dst []byte, a *answer) []byte {
-	return appendAnswerBody(append(dst, wireVersion), a)
-}
-
 // pack packs entries with one packer and returns its records.
 func pack[T any](head []byte, xs []T, body func([]byte, *T) []byte) [][]byte {
 	pk := newPacker(head...)
@@ -53,32 +39,32 @@ func TestWireRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(rec.probes, ps) || rec.finals != nil {
 		t.Fatalf("probes: %+v, %v; want %+v", rec, err, ps)
 	}
-	rec, err = decodeLogRecord(appendProbe(nil, &ps[0]))
-	if err != nil || !reflect.DeepEqual(rec.probes, ps[:1]) {
-		t.Fatalf("single probe: %+v, %v; want %+v", rec, err, ps[0])
-	}
-	dec := stream.Decision{Verdict: stream.NearDuplicate, Of: "orig", Similarity: 0.875, Cluster: 99,
-		OfTime: time.Unix(1, 2).UTC(), OfSource: "pages/0/1", Replayed: true}
+	dec := stream.Decision{Verdict: stream.NearDuplicate, Of: "orig", Similarity: 0.875, Cluster: 99, OfPos: 1<<40 | 3, Replayed: true}
 	fs := []final{{source: "pages/3/42", hash: 9, dec: dec}, {source: "pages/1/1", hash: 1}}
 	rec, err = decodeLogRecord(pack([]byte{wireVersion, kindFinals}, fs, appendFinalBody)[0])
 	if err != nil || !reflect.DeepEqual(rec.finals, fs) || rec.probes != nil {
 		t.Fatalf("finals: %+v, %v; want %+v", rec, err, fs)
 	}
-	rec, err = decodeLogRecord(appendFinal(nil, &fs[0]))
-	if err != nil || !reflect.DeepEqual(rec.finals, fs[:1]) {
-		t.Fatalf("single final: %+v, %v; want %+v", rec, err, fs[0])
-	}
 	as := []answer{{shard: 7, source: "pages/3/42", hash: 9, dec: stream.Decision{Verdict: stream.Unique, Cluster: 5}}, {shard: 7, source: "pages/3/43", dec: dec}}
-	got, err := decodeAnswers(pack([]byte{answerBatchVersion}, as, appendAnswerBody)[0])
+	got, err := decodeAnswers(pack([]byte{wireVersion}, as, appendAnswerBody)[0])
 	if err != nil || !reflect.DeepEqual(got, as) {
 		t.Fatalf("answers: %+v, %v; want %+v", got, err, as)
 	}
-	got, err = decodeAnswers(appendAnswer(nil, &as[0]))
-	if err != nil || !reflect.DeepEqual(got, as[:1]) {
-		t.Fatalf("single answer: %+v, %v; want %+v", got, err, as[0])
+	counts := make([]int64, 2)
+	KeysByShard(recs[0], counts)
+	if counts[0]+counts[1] != 2+2 { // two band keys and two exact keys
+		t.Errorf("KeysByShard of the probe batch = %v, want 4 keys in all", counts)
 	}
-	if n := PostingsOf(recs[0]); n != 2 {
-		t.Errorf("PostingsOf the probe batch = %d, want 2", n)
+}
+
+// TestPositions checks that positions order entries by record offset, then
+// by their place in the record, and are never 0.
+func TestPositions(t *testing.T) {
+	if positionOf(0, 0) == 0 {
+		t.Error("the first position is 0")
+	}
+	if !(positionOf(0, 0) < positionOf(0, 1) && positionOf(0, maxEntries-1) < positionOf(1, 0) && positionOf(1, 0) < positionOf(1<<40, 0)) {
+		t.Error("positions out of order")
 	}
 }
 
@@ -120,7 +106,7 @@ func TestWireMalformed(t *testing.T) {
 	a := answer{shard: 1, source: "p/0/1", hash: 2, dec: stream.Decision{Verdict: stream.Unique}}
 	fs, as := []final{f, f}, []answer{a, a}
 	finals := pack([]byte{wireVersion, kindFinals}, fs, appendFinalBody)[0]
-	answers := pack([]byte{answerBatchVersion}, as, appendAnswerBody)[0]
+	answers := pack([]byte{wireVersion}, as, appendAnswerBody)[0]
 	logDecode := func(v []byte) error { _, err := decodeLogRecord(v); return err }
 	answerDecode := func(v []byte) error { _, err := decodeAnswers(v); return err }
 	whole := []struct {
@@ -128,10 +114,8 @@ func TestWireMalformed(t *testing.T) {
 		v      []byte
 		decode func([]byte) error
 	}{
-		{"final", appendFinal(nil, &f), logDecode},
 		{"finals", finals, logDecode},
 		{"probes", pack([]byte{wireVersion, kindProbes}, testProbes(), appendProbeBody)[0], logDecode},
-		{"answer", appendAnswer(nil, &a), answerDecode},
 		{"answers", answers, answerDecode},
 	}
 	for _, c := range whole {
@@ -154,7 +138,8 @@ func TestWireMalformed(t *testing.T) {
 	}{
 		{"unknown kind", []byte{wireVersion, 9}, logDecode},
 		{"another log version", append([]byte{wireVersion + 1}, finals[1:]...), logDecode},
-		{"another answer version", append([]byte{answerBatchVersion + 1}, answers[1:]...), answerDecode},
+		{"another answer version", append([]byte{wireVersion + 1}, answers[1:]...), answerDecode},
+		{"an earlier build's probe batch", append([]byte{1}, finals[1:]...), logDecode},
 		{"count 0", []byte{wireVersion, kindFinals, 0, 0, 0, 0}, logDecode},
 		{"count 3 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindFinals}, 3), finals[6:]...), logDecode},
 		{"count 1 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindFinals}, 1), finals[6:]...), logDecode},
@@ -167,9 +152,6 @@ func TestWireMalformed(t *testing.T) {
 }
 
 func FuzzDecodeLogRecord(f *testing.F) {
-	p := probe{reply: 1, doc: state.Doc{Source: "p/1/2", Bands: []uint64{3}, Sketch: []byte{4}}}
-	f.Add(appendProbe(nil, &p))
-	f.Add(appendFinal(nil, &final{source: "p/1/2", dec: stream.Decision{Of: "x"}}))
 	f.Add(pack([]byte{wireVersion, kindProbes}, testProbes(), appendProbeBody)[0])
 	f.Add(pack([]byte{wireVersion, kindFinals}, []final{{source: "a"}, {source: "b"}}, appendFinalBody)[0])
 	// A record that decodes re-encodes (as a batch) to bytes that decode to
