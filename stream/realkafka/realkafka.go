@@ -99,8 +99,9 @@ func (b *Broker) Kill() {
 		return
 	}
 	if pid, err := readPid(filepath.Join(b.dir, "kafka.pid")); err == nil {
-		syscall.Kill(pid, syscall.SIGKILL) //nolint:errcheck // it may have exited
-		for i := 0; i < 100 && syscall.Kill(pid, 0) == nil; i++ {
+		p, _ := os.FindProcess(pid) // never fails on Unix
+		p.Kill()                    //nolint:errcheck // it may have exited
+		for i := 0; i < 100 && p.Signal(syscall.Signal(0)) == nil; i++ {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
