@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"strconv"
 	"strings"
@@ -10,9 +11,17 @@ import (
 	"time"
 
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/realkafka"
 )
 
-var shardedKills = flag.Int("sharded-kills", 0, "TestSIGKILLSharded: SIGKILLs of instances (0: the CI default, shardedKillsCI)")
+var (
+	shardedKills   = flag.Int("sharded-kills", 0, "TestSIGKILLSharded: SIGKILLs of instances (0: the CI default, shardedKillsCI)")
+	shardedSession = flag.Duration("sharded-session", crashSessions, "TestSIGKILLSharded: kafka.session_timeout of the instances")
+	shardedRestart = flag.Duration("sharded-restart-after", 0, "TestSIGKILLSharded: wait this long after a SIGKILL before the restart (pages keep arriving meanwhile)")
+	shardedPages   = flag.Int("sharded-pages", pagesPerRun, "TestSIGKILLSharded: pages produced before each kill")
+	shardedDrain   = flag.Duration("sharded-drain", 3*time.Minute, "TestSIGKILLSharded: the bound on draining the input after the last kill; past it the run has stalled")
+	shardedKafka   = flag.Bool("sharded-real-kafka", false, "TestSIGKILLSharded: run against a real Kafka 2.4.0 broker of its own (../shared/kafka-2.4.0) instead of the embedded one")
+)
 
 const (
 	shardedKillsCI   = 12 // about 40 s on the shared 2-core machine
@@ -40,21 +49,21 @@ func TestSIGKILLSharded(t *testing.T) {
 		kills = shardedKillsCI
 	}
 	c := newCrashRun(t)
-	c.addr = brokerProc(t, c.bin, 4)
+	c.addr = shardedBroker(t, c.bin)
 	fleet := &shardedFleet{c: c}
 	for range shardedInstances {
 		fleet.start(t.TempDir())
 	}
 	start := time.Now()
 	for i := range kills {
-		c.produce(pagesPerRun)
+		c.produce(*shardedPages)
 		fleet.killOne(time.Duration(c.rng.Int64N(int64(1500 * time.Millisecond))))
 		if i == kills/2 {
 			fleet.start(t.TempDir()) // scale-up: a fourth member
 		}
 	}
 	killed := time.Since(start)
-	fleet.waitDrained(3 * time.Minute)
+	fleet.waitDrained(*shardedDrain)
 	waitAllReady(t, fleet.procs, time.Minute) // a just-restarted one handles SIGTERM once up
 	rebuilt := 0
 	for _, p := range fleet.procs {
@@ -83,7 +92,8 @@ type shardedFleet struct {
 func (f *shardedFleet) env(dir string) []string {
 	return filterEnv(f.c.addr, dir,
 		"DEDUPSTREAM_KAFKA_GROUP="+crashGroup,
-		"DEDUPSTREAM_KAFKA_SESSION_TIMEOUT="+crashSessions.String(),
+		"DEDUPSTREAM_KAFKA_SESSION_TIMEOUT="+shardedSession.String(),
+		"DEDUPSTREAM_KAFKA_CREATE_TOPICS=true",
 		"DEDUPSTREAM_BATCH_SIZE="+strconv.Itoa(crashBatch),
 		"DEDUPSTREAM_BATCH_LINGER=5ms",
 		"DEDUPSTREAM_INDEX_SHARDS="+strconv.Itoa(shardedShards),
@@ -110,7 +120,35 @@ func (f *shardedFleet) killOne(d time.Duration) {
 		c.t.Fatalf("instance %d was not ended by SIGKILL (%v)", i, p.err)
 	}
 	f.dead = append(f.dead, p)
+	if *shardedRestart > 0 { // as an orchestrator does: back before the old member's session ends
+		c.produce(*shardedPages)
+		time.Sleep(*shardedRestart)
+	}
 	f.procs[i] = startProc(c.t, c.bin, f.env(f.dirs[i]), "run")
+}
+
+// shardedBroker starts the broker of a sharded crash run: the embedded one
+// in a process of its own, or with -sharded-real-kafka a Kafka 2.4.0 broker
+// of the run's own, and returns its address. The input has 4 partitions.
+func shardedBroker(t *testing.T, bin string) string {
+	t.Helper()
+	if !*shardedKafka {
+		return brokerProc(t, bin, 4)
+	}
+	b, err := realkafka.Start(t.TempDir())
+	if errors.Is(err, realkafka.ErrAbsent) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Stop() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := b.CreateTopic(ctx, "pages", 4); err != nil {
+		t.Fatal(err)
+	}
+	return b.Addr()
 }
 
 // waitDrained waits until the group has committed the whole input, and on
