@@ -88,9 +88,10 @@ func reutersInput(t *testing.T, limit int) shardedInput {
 // every exact copy, find the near-copies of J ≥ 0.8 (a pair is found when
 // the dedup.of chains of both end at one page) with the single instance's
 // recall (within one point), report no pair below resemblance 0.6, and
-// spread the work over all instances. It logs how many duplicates are not in
-// their original's dedup.cluster (docs/scale-out.md, "Clusters"). The burst's index, collected
-// into one state, must re-cluster offline as the single instance's does.
+// spread the work over all instances; every duplicate must be in its
+// original's dedup.cluster (docs/scale-out.md, "Clusters"). The burst's
+// index, collected into one state, must re-cluster offline as the single
+// instance's does.
 func TestShardedReuters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four filter processes and a broker process")
@@ -152,6 +153,9 @@ func (in shardedInput) compareSharded(t *testing.T, bin string, live bool) {
 			dups++
 			apart += btoi(h[stream.HeaderCluster] != sharded[of][stream.HeaderCluster])
 		}
+	}
+	if apart > 0 {
+		t.Errorf("%d of %d duplicates are not in their original's dedup.cluster", apart, dups)
 	}
 	sc, sa := in.score(t, sharded), in.score(t, alone)
 	t.Logf("%d pages (%d originals), %d instances × %d shards: %d records differ from one instance's in the sequence order; %d duplicates, %d of them not in their original's cluster; "+

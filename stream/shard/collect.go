@@ -33,7 +33,7 @@ type CollectStats struct {
 	Records   int64 // sequence-log records read
 	Documents int   // distinct documents stored
 	Malformed int64 // records skipped as undecodable
-	Finals    int64 // finals read (verdicts the fronts joined), not needed here
+	Finals    int64 // finals read (documents the fronts settled), not needed here
 }
 
 // Collect reads a sharded filter's whole index from its sequence log — from
@@ -44,8 +44,9 @@ type CollectStats struct {
 // what one filter that read the documents in that order holds, for offline
 // cluster and report, state backup, or a new filter (re-sharding). Every
 // probe carries its document whole (sketch, URL, index keys). Verdicts are
-// decided again rather than taken from the finals: the log holds only the
-// finals that differed from some shard's answer, not every verdict. The
+// decided again rather than taken from the finals: a final carries a
+// verdict only where some shard's answer differed, and none at all for a
+// document that reached one shard. The
 // documents are held in memory until all are read (about their sketch and
 // strings each).
 func Collect(ctx context.Context, o CollectOptions, st *state.Store) (CollectStats, error) {

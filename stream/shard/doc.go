@@ -9,8 +9,10 @@
 //
 // The sequence log G.sequence has one partition. Its records are batches of
 // probes (documents whole: index keys, sketch, id, url, content hash, input
-// position, timestamp, reply partition) and batches of finals (the decision a
-// front joined for a document, where some shard's answer differed). It is the
+// position, timestamp, reply partition) and batches of finals (one for each
+// document of a front batch that reached several shards, once the front has
+// emitted it, with the decision the front joined where some shard's answer
+// differed). It is the
 // shards' log of record: a shard's store is what applying it in order gives,
 // so a new owner with no local copy replays it. G.shards has one partition
 // per shard and is never written: the index group assigns its partitions, and
@@ -29,4 +31,11 @@
 // before it. Each shard stores its answer for every document (the record's
 // verdict fields), so an appended-again document gets the first answer and a
 // replayed input record the first verdict.
+//
+// # Clusters
+//
+// A shard holds back the answer for a duplicate of a document that reached
+// several shards until that document's final has come through the log, and
+// then answers with the original's joined cluster (settling in settle.go):
+// every duplicate's cluster is its original's, as in one instance.
 package shard

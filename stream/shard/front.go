@@ -2,8 +2,10 @@ package shard
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -176,6 +178,7 @@ type waiting struct {
 // asked is one batch in flight; it implements stream.Asked.
 type asked struct {
 	f     *Front
+	key   []byte // the key of its probe records, sent again alike: which documents settle together
 	docs  []state.Doc
 	waits []*waiting
 	left  int           // documents not fully answered; guarded by f.mu
@@ -189,7 +192,7 @@ type asked struct {
 // Registering first keeps those readers from being stopped as idle (a
 // partition with a document in flight is not) while the others start.
 func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error) {
-	a := &asked{f: f, docs: docs, waits: make([]*waiting, len(docs)), done: make(chan struct{})}
+	a := &asked{f: f, key: binary.BigEndian.AppendUint64(nil, rand.Uint64()), docs: docs, waits: make([]*waiting, len(docs)), done: make(chan struct{})}
 	for i := range docs {
 		_, reply, _, ok := stream.ParseSource(docs[i].Source)
 		if !ok || reply >= f.top.InputPartitions {
@@ -266,7 +269,11 @@ func (a *asked) probes(missing func(w *waiting) bool) ([]kafka.Message, int) {
 		pk.add(func(dst []byte) []byte { return appendProbeBody(dst, &p) })
 		n += len(w.routes)
 	}
-	return a.f.messages(pk), n
+	msgs := a.f.messages(pk)
+	for i := range msgs {
+		msgs[i].Key = a.key
+	}
+	return msgs, n
 }
 
 // messages are the records pk packed, as messages to the sequence log.
@@ -344,7 +351,26 @@ func (a *asked) Wait(ctx context.Context) ([]stream.Decision, error) {
 	for i, w := range a.waits {
 		a.dec[i] = join(w.doc, w.answers)
 	}
+	sameBatchClusters(a.docs, a.dec)
 	return a.dec, nil
+}
+
+// sameBatchClusters gives each duplicate of a document of its own batch
+// that document's joined cluster. A shard holds back a duplicate's answer
+// until its original is settled, except when both came in one batch (the
+// original settles only once the batch is joined): there the shard answers
+// with the cluster it holds, which the join replaces. A batch's documents
+// are in log order, so an original's decision is final before its
+// duplicates'. The original is found by id, the latest of the batch's
+// earlier documents with it.
+func sameBatchClusters(docs []state.Doc, dec []stream.Decision) {
+	at := make(map[string]int, len(docs))
+	for i := range docs {
+		if j, ok := at[dec[i].Of]; ok {
+			dec[i].Cluster = dec[j].Cluster
+		}
+		at[docs[i].ID] = i
+	}
 }
 
 // resend writes again the probes whose answers have not come.
@@ -363,23 +389,37 @@ func (a *asked) resend(ctx context.Context) error {
 }
 
 // Settle implements stream.Asked: a final in the sequence log for every
-// document some shard answered otherwise than the joined decision, so that
-// the stored records of the shards carry the document's real verdict and
-// cluster.
+// document that reached several shards, carrying the joined decision where
+// some shard answered otherwise, so that the shards' stored records carry
+// the document's real verdict and cluster, and the answers a shard holds
+// back until the documents they match are settled can go out
+// (docs/scale-out.md, "Clusters"). A document that reached one shard has
+// that shard's answer as its decision, and needs none.
 func (a *asked) Settle(ctx context.Context) error {
-	pk := newPacker(wireVersion, kindFinals)
-	n := 0
+	pk := newPacker(wireVersion, kindSettled)
+	changed := 0
 	for i, w := range a.waits {
-		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
-		fin.dec.Replayed = false
-		if !slices.ContainsFunc(w.answers, func(d stream.Decision) bool { return !sameDecision(&d, &fin.dec) }) {
+		if len(w.routes) < 2 {
 			continue
 		}
+		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
+		fin.dec.Replayed = false
+		fin.changed = slices.ContainsFunc(w.answers, func(d stream.Decision) bool { return !sameDecision(&d, &fin.dec) })
+		if !fin.changed {
+			fin.dec = stream.Decision{}
+		}
 		pk.add(func(dst []byte) []byte { return appendFinalBody(dst, &fin) })
-		n++
+		changed += btoi(fin.changed)
 	}
-	a.f.m.finals.Add(float64(n))
+	a.f.m.finals.Add(float64(changed))
 	return a.f.send(ctx, a.f.messages(pk))
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // sameDecision reports whether a shard's stored answer already says what the

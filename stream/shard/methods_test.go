@@ -3,6 +3,7 @@ package shard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -107,19 +108,22 @@ func compareWithSingle(t *testing.T, m lsh.Method, pages []gen.Page, mode stream
 			t.Fatalf("%s: %d of %d pages have an outcome", name, len(out), len(pages))
 		}
 	}
-	dups, apart := sameVerdicts(t, sharded, single)
-	t.Logf("%s: %d pages, %d duplicates, verdicts and dedup.of record by record as one instance's in the sequence order; %d duplicates not in their original's cluster",
-		m.Version(), len(pages), dups, apart)
+	dups := sameVerdicts(t, sharded, single)
+	t.Logf("%s: %d pages, %d duplicates: verdicts, dedup.of and clusters record by record as one instance's in the sequence order",
+		m.Version(), len(pages), dups)
 	if dups == 0 {
 		t.Errorf("no duplicate found")
 	}
 }
 
 // sameVerdicts compares a sharded filter's first outcomes with a single
-// instance's, record by record, and returns the duplicates and how many of
-// them are not in their original's cluster (docs/scale-out.md, "Clusters").
-func sameVerdicts(t *testing.T, sharded, single map[string]map[string]string) (dups, apart int) {
+// instance's, record by record: the verdicts and dedup.of must be the same,
+// every duplicate must be in its original's dedup.cluster, and the clusters
+// must group the records as the single instance's do (the ids differ: a
+// shard's are hashes of input positions). It returns the duplicates.
+func sameVerdicts(t *testing.T, sharded, single map[string]map[string]string) (dups int) {
 	t.Helper()
+	apart := 0
 	for id, h := range sharded {
 		want := single[id]
 		if h[stream.HeaderVerdict] != want[stream.HeaderVerdict] || h[stream.HeaderOf] != want[stream.HeaderOf] {
@@ -127,17 +131,37 @@ func sameVerdicts(t *testing.T, sharded, single map[string]map[string]string) (d
 		}
 		if of := h[stream.HeaderOf]; of != "" {
 			dups++
-			apart += btoi(h[stream.HeaderCluster] != sharded[of][stream.HeaderCluster])
+			if h[stream.HeaderCluster] != sharded[of][stream.HeaderCluster] {
+				if apart++; apart <= 10 {
+					t.Errorf("%s: duplicate of %s in cluster %s, its original in %s", id, of, h[stream.HeaderCluster], sharded[of][stream.HeaderCluster])
+				}
+			}
 		}
 	}
-	return dups, apart
+	if apart > 0 {
+		t.Errorf("%d of %d duplicates are not in their original's cluster", apart, dups)
+	}
+	if err := sameGrouping(sharded, single, stream.HeaderCluster); err != nil {
+		t.Error(err)
+	}
+	return dups
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
+// sameGrouping reports whether header h groups the records of a and b
+// alike: each value in a corresponds to exactly one value in b.
+func sameGrouping(a, b map[string]map[string]string, h string) error {
+	ab, ba := map[string]string{}, map[string]string{}
+	for id, ha := range a {
+		va, vb := ha[h], b[id][h]
+		if w, ok := ab[va]; ok && w != vb {
+			return fmt.Errorf("%s %s holds records that one instance puts in %s and %s (%s among them)", h, va, w, vb, id)
+		}
+		if w, ok := ba[vb]; ok && w != va {
+			return fmt.Errorf("one instance's %s %s holds records that are in %s and %s here (%s among them)", h, vb, w, va, id)
+		}
+		ab[va], ba[vb] = vb, va
 	}
-	return 0
+	return nil
 }
 
 // missedPairs is dedupstream_shard_missed_pairs_total summed over the shards.

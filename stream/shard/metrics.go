@@ -40,6 +40,8 @@ type serverMetrics struct {
 	applied   *prometheus.CounterVec
 	answered  *prometheus.CounterVec
 	late      *prometheus.CounterVec
+	held      *prometheus.GaugeVec
+	expired   *prometheus.CounterVec
 	rebuild   *prometheus.GaugeVec
 	lag       *prometheus.GaugeVec
 	malformed prometheus.Counter
@@ -58,6 +60,10 @@ func newServerMetrics(reg prometheus.Registerer) *serverMetrics {
 			Help: "Answers a shard wrote."}, shard),
 		late: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dedupstream_shard_missed_pairs_total",
 			Help: "Documents a shard stored behind one it had stored before in the sequence log's order, whose pairs it could miss; applying the log in order, it counts none."}, shard),
+		held: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_held_answers",
+			Help: "Answers a shard holds back until the document they matched is settled by its front (its cluster known)."}, shard),
+		expired: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "dedupstream_shard_settle_expired_total",
+			Help: "Documents whose fronts never settled them within 2 minutes; their duplicates were answered with the clusters the shard held."}, shard),
 		rebuild: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_rebuild_remaining_records",
 			Help: "Sequence-log records a shard must apply before it answers again (0: serving)."}, shard),
 		lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "dedupstream_shard_lag_records",
@@ -66,7 +72,7 @@ func newServerMetrics(reg prometheus.Registerer) *serverMetrics {
 			Help: "Sequence-log records that could not be decoded and were skipped."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.owned, m.docs, m.applied, m.answered, m.late, m.rebuild, m.lag, m.malformed)
+		reg.MustRegister(m.owned, m.docs, m.applied, m.answered, m.late, m.held, m.expired, m.rebuild, m.lag, m.malformed)
 	}
 	return m
 }

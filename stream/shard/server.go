@@ -285,6 +285,7 @@ type shardRun struct {
 	serving bool
 	sampled time.Time // when the documents gauge was last set
 	lastPos uint64    // the largest position stored in this run, for the order check
+	settle  *settling // documents awaiting their finals, answers held on them
 }
 
 // serveShard opens shard id's store (or takes it as an earlier generation
@@ -292,7 +293,7 @@ type shardRun struct {
 // off, and serves until ctx (the generation) ends, offering the positions it
 // has answered to commits.
 func (s *Server) serveShard(ctx context.Context, commits *committer, id int, committed int64) error {
-	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), commits: commits, standby: committed == standbyOffset}
+	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), commits: commits, standby: committed == standbyOffset, settle: newSettling()}
 	defer func() {
 		if !r.serving && !r.standby {
 			s.rebuilding.Add(-1)
@@ -398,18 +399,18 @@ func (r *shardRun) serve(offset int64) {
 
 // batch applies a batch of log records in order — runs of the probes that
 // touch this shard decided together, finals one by one between them — then
-// writes the answers of the probes from r.answer on and offers the position
-// for commit.
+// writes the answers due (those of the probes from r.answer on, and those
+// released by finals) and offers for commit the position a restart must
+// read from.
 func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	var run []probeAt
-	var out []kafka.Message
+	out := newPackers(wireVersion) // answers, by answer partition
 	answered := 0
 	flush := func(next int64) error {
 		if len(run) == 0 {
 			return nil
 		}
-		answers, n, err := r.decide(run, next)
-		out = append(out, answers...)
+		n, err := r.decide(run, next, out)
 		answered += n
 		run = run[:0]
 		return err
@@ -422,11 +423,13 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 			r.s.o.Logger.Error("skipping a malformed sequence-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
 		}
+		batch := r.settle.batchAt(string(m.Key), m.Offset)
 		for j := range rec.probes {
 			p := &rec.probes[j]
-			if keys := r.keysOf(&p.doc); keys != nil {
+			routes := route(&p.doc, r.s.top.Shards)
+			if keys := ownKeys(routes, r.id); keys != nil {
 				p.doc.Bands, p.doc.Pos = keys, positionOf(m.Offset, j)
-				run = append(run, probeAt{probe: *p, offset: m.Offset})
+				run = append(run, probeAt{probe: *p, offset: m.Offset, batch: batch, shared: len(routes) > 1})
 			}
 		}
 		if len(rec.finals) == 0 {
@@ -436,9 +439,11 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 			return err
 		}
 		for i := range rec.finals {
-			if err := r.applyFinal(&rec.finals[i]); err != nil {
+			n, err := r.applyFinal(&rec.finals[i], out)
+			if err != nil {
 				return err
 			}
+			answered += n
 		}
 	}
 	next := msgs[len(msgs)-1].Offset + 1
@@ -450,21 +455,26 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	} else if err := flush(next); err != nil {
 		return err
 	}
+	n, err := r.expire(out)
+	if err != nil {
+		return err
+	}
+	answered += n
 	r.s.m.applied.WithLabelValues(r.label).Add(float64(len(msgs)))
-	if err := r.writeAnswers(ctx, out, answered); err != nil {
+	r.s.m.held.WithLabelValues(r.label).Set(float64(len(r.settle.held)))
+	if err := r.writeAnswers(ctx, out.messages(AnswersTopic(r.s.o.Kafka.Group)), answered); err != nil {
 		return nil // the generation ended (loop sees ctx); nothing committed
 	}
-	if next > r.answer && !r.standby {
-		r.commits.offer(r.id, next)
+	if pos := r.settle.commitBound(next); pos > r.answer && !r.standby {
+		r.commits.offer(r.id, pos)
 	}
 	return nil
 }
 
-// keysOf returns the index keys of d that this shard owns (its band keys'
-// and its exact key's), nil if none.
-func (r *shardRun) keysOf(d *state.Doc) []uint64 {
-	for _, rt := range route(d, r.s.top.Shards) {
-		if rt.shard == r.id {
+// ownKeys returns the index keys of routes that shard owns, nil if none.
+func ownKeys(routes []routed, shard int) []uint64 {
+	for _, rt := range routes {
+		if rt.shard == shard {
 			return rt.keys
 		}
 	}
@@ -475,36 +485,73 @@ func (r *shardRun) keysOf(d *state.Doc) []uint64 {
 type probeAt struct {
 	probe
 	offset int64
+	batch  int64 // the first offset of the front batch it came in (settling.batchAt)
+	shared bool  // its keys reach other shards too: its decision waits for its final
 }
 
 // decide decides a run of probes, stores them with the log position next,
-// and returns the answers due: batch records by answer partition, and how
-// many answers they hold.
-func (r *shardRun) decide(run []probeAt, next int64) ([]kafka.Message, int, error) {
+// and adds to out the answers due, holding back those that matched a
+// document still unsettled here; it returns how many it added.
+func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) {
 	docs := make([]state.Doc, len(run))
 	for i := range run {
 		docs[i] = run[i].doc
 	}
 	dec, err := r.dec.DecideBatch(docs)
 	if err != nil {
-		return nil, 0, err
+		return 0, err
 	}
 	defer r.dec.Retire(dec)
 	r.checkOrder(dec.Stage)
 	if err := r.store.Apply(dec.Stage, next); err != nil {
-		return nil, 0, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
+		return 0, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
 	}
-	packs := newPackers(wireVersion) // by answer partition
-	n := 0
+	now, n := time.Now(), 0
 	for i := range run {
-		if run[i].offset < r.answer {
+		d := &dec.Decisions[i]
+		if run[i].shared {
+			pos, err := r.positionOf(&docs[i], d)
+			if err != nil {
+				return n, err
+			}
+			released := r.settle.add(docKey{docs[i].Source, docs[i].ContentHash}, run[i].batch, pos, run[i].offset, d.Cluster, now)
+			m, err := r.answerReleased(released, out)
+			if n += m; err != nil {
+				return n, err
+			}
+		}
+		h := heldAnswer{offset: run[i].offset, batch: run[i].batch, reply: run[i].reply, on: d.OfPos,
+			a: answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: *d}}
+		if r.settle.holds(d, run[i].batch) {
+			r.settle.hold(h)
 			continue
 		}
-		a := answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: dec.Decisions[i]}
-		packs.add(run[i].reply, func(dst []byte) []byte { return appendAnswerBody(dst, &a) })
-		n++
+		n += r.pack(out, &h)
 	}
-	return packs.messages(AnswersTopic(r.s.o.Kafka.Group)), n, nil
+	return n, nil
+}
+
+// positionOf is a decided document's position: the one it was given now,
+// or for a replay the one stored with it at its first append.
+func (r *shardRun) positionOf(doc *state.Doc, d *stream.Decision) (uint64, error) {
+	if !d.Replayed {
+		return doc.Pos, nil
+	}
+	stored, ok, err := r.store.Replayed(doc.Source, doc.ContentHash)
+	if err != nil || !ok {
+		return doc.Pos, err
+	}
+	return stored.Pos, nil
+}
+
+// pack adds an answer to out if it is due (a rebuild applies the log below
+// r.answer silently; a standby never answers), and says whether it did.
+func (r *shardRun) pack(out *packers, h *heldAnswer) int {
+	if h.offset < r.answer || r.standby {
+		return 0
+	}
+	out.add(h.reply, func(dst []byte) []byte { return appendAnswerBody(dst, &h.a) })
+	return 1
 }
 
 // checkOrder counts the new documents stored behind one this run already
@@ -523,18 +570,51 @@ func (r *shardRun) checkOrder(stored []state.Doc) {
 	}
 }
 
-// applyFinal rewrites a stored document's verdict fields with the decision
-// its front joined; a final for a document this shard does not hold is
-// skipped.
-func (r *shardRun) applyFinal(f *final) error {
-	doc, ok, err := r.store.Replayed(f.source, f.hash)
-	if err != nil || !ok {
-		return err
+// applyFinal settles a document: a changed decision rewrites its stored
+// verdict fields, and the answers held on it go out with its cluster (and
+// are stored with it). A final for a document this shard does not hold is
+// skipped. It returns how many answers it added to out.
+func (r *shardRun) applyFinal(f *final, out *packers) (int, error) {
+	if f.changed {
+		doc, ok, err := r.store.Replayed(f.source, f.hash)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			d := f.dec
+			doc.Verdict, doc.Similarity, doc.OfID, doc.Cluster = uint8(d.Verdict), float32(d.Similarity), d.Of, d.Cluster
+			doc.OfPos, doc.Of = d.OfPos, 0
+			if err := r.store.Stage([]state.Doc{doc}); err != nil {
+				return 0, err
+			}
+		}
 	}
-	d := f.dec
-	doc.Verdict, doc.Similarity, doc.OfID, doc.Cluster = uint8(d.Verdict), float32(d.Similarity), d.Of, d.Cluster
-	doc.OfPos, doc.Of = d.OfPos, 0
-	return r.store.Stage([]state.Doc{doc})
+	released, _ := r.settle.settle(f)
+	return r.answerReleased(released, out)
+}
+
+// expire settles the documents whose finals are overdue (settleExpiry) and
+// answers what they held.
+func (r *shardRun) expire(out *packers) (int, error) {
+	released, expired := r.settle.expire(time.Now())
+	if expired > 0 {
+		r.s.m.expired.WithLabelValues(r.label).Add(float64(expired))
+		r.s.o.Logger.Warn("documents never settled by their fronts; answering their duplicates with the clusters held here",
+			zap.Int("shard", r.id), zap.Int("documents", expired), zap.Duration("waited", settleExpiry))
+	}
+	return r.answerReleased(released, out)
+}
+
+// answerReleased stores released answers' clusters and adds them to out.
+func (r *shardRun) answerReleased(released []heldAnswer, out *packers) (int, error) {
+	n := 0
+	for i := range released {
+		if err := restamp(r.store, &released[i]); err != nil {
+			return n, err
+		}
+		n += r.pack(out, &released[i])
+	}
+	return n, nil
 }
 
 // writeAnswers writes answers and waits for the acknowledgement, retrying

@@ -24,8 +24,9 @@ const wireVersion = 3
 // probes (or finals) of many documents, so the log carries a record per front
 // batch, not per document.
 const (
-	kindProbes = 3 // a batch of probes: documents to decide and store
-	kindFinals = 4 // a batch of finals: joined decisions of stored documents
+	kindProbes  = 3 // a batch of probes: documents to decide and store
+	kindFinals  = 4 // a batch of finals, each with its joined decision (written by earlier builds; still read)
+	kindSettled = 5 // a batch of finals: every document of a front batch that reached several shards
 )
 
 // maxRecordBytes is where a batch record is closed and the next begun: well
@@ -54,11 +55,15 @@ type probe struct {
 	doc   state.Doc // ID, Source, URL, Time, ContentHash, Sketch, and its index keys as Bands
 }
 
-// final is the decision a front joined for a document a shard stores.
+// final says that a front has joined, emitted and settled a document that
+// reached several shards. When some shard answered otherwise than the
+// joined decision, changed is set and dec is that decision; else every
+// shard's answer, and the cluster it stored, is already the joined one.
 type final struct {
-	source string
-	hash   uint64
-	dec    stream.Decision
+	source  string
+	hash    uint64
+	changed bool
+	dec     stream.Decision
 }
 
 // answer is one shard's decision on one probe.
@@ -162,7 +167,10 @@ func appendProbeBody(dst []byte, p *probe) []byte {
 func appendFinalBody(dst []byte, f *final) []byte {
 	dst = appendString(dst, f.source)
 	dst = binary.BigEndian.AppendUint64(dst, f.hash)
-	return appendDecision(dst, &f.dec)
+	if !f.changed {
+		return append(dst, 0)
+	}
+	return appendDecision(append(dst, 1), &f.dec)
 }
 
 func appendAnswerBody(dst []byte, a *answer) []byte {
@@ -287,6 +295,8 @@ func decodeLogRecord(v []byte) (logRecord, error) {
 	case kindProbes:
 		r.entries(func(e *reader) { rec.probes = append(rec.probes, decodeProbe(e)) })
 	case kindFinals:
+		r.entries(func(e *reader) { rec.finals = append(rec.finals, decodeChangedFinal(e)) })
+	case kindSettled:
 		r.entries(func(e *reader) { rec.finals = append(rec.finals, decodeFinal(e)) })
 	default:
 		r.fail(fmt.Sprintf("kind %d", kind))
@@ -364,6 +374,20 @@ func decodeProbe(r *reader) probe {
 
 func decodeFinal(r *reader) final {
 	f := final{source: r.string("source"), hash: r.uint64("hash")}
+	switch flag := r.byte1("changed"); {
+	case r.err != nil:
+	case flag == 1:
+		f.changed, f.dec = true, r.decision()
+	case flag != 0:
+		r.fail(fmt.Sprintf("changed flag %d", flag))
+	}
+	return f
+}
+
+// decodeChangedFinal decodes a final of an earlier build's kindFinals record,
+// which always carries its decision.
+func decodeChangedFinal(r *reader) final {
+	f := final{source: r.string("source"), hash: r.uint64("hash"), changed: true}
 	f.dec = r.decision()
 	return f
 }

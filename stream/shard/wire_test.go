@@ -40,10 +40,14 @@ func TestWireRoundTrip(t *testing.T) {
 		t.Fatalf("probes: %+v, %v; want %+v", rec, err, ps)
 	}
 	dec := stream.Decision{Verdict: stream.NearDuplicate, Of: "orig", Similarity: 0.875, Cluster: 99, OfPos: 1<<40 | 3, Replayed: true}
-	fs := []final{{source: "pages/3/42", hash: 9, dec: dec}, {source: "pages/1/1", hash: 1}}
-	rec, err = decodeLogRecord(pack([]byte{wireVersion, kindFinals}, fs, appendFinalBody)[0])
+	fs := []final{{source: "pages/3/42", hash: 9, changed: true, dec: dec}, {source: "pages/1/1", hash: 1}}
+	rec, err = decodeLogRecord(pack([]byte{wireVersion, kindSettled}, fs, appendFinalBody)[0])
 	if err != nil || !reflect.DeepEqual(rec.finals, fs) || rec.probes != nil {
 		t.Fatalf("finals: %+v, %v; want %+v", rec, err, fs)
+	}
+	rec, err = decodeLogRecord(pack([]byte{wireVersion, kindFinals}, fs[:1], appendEarlierFinal)[0])
+	if err != nil || !reflect.DeepEqual(rec.finals, fs[:1]) {
+		t.Fatalf("an earlier build's finals: %+v, %v; want %+v", rec, err, fs[:1])
 	}
 	as := []answer{{shard: 7, source: "pages/3/42", hash: 9, dec: stream.Decision{Verdict: stream.Unique, Cluster: 5}}, {shard: 7, source: "pages/3/43", dec: dec}}
 	got, err := decodeAnswers(pack([]byte{wireVersion}, as, appendAnswerBody)[0])
@@ -55,6 +59,13 @@ func TestWireRoundTrip(t *testing.T) {
 	if counts[0]+counts[1] != 2+2 { // two band keys and two exact keys
 		t.Errorf("KeysByShard of the probe batch = %v, want 4 keys in all", counts)
 	}
+}
+
+// appendEarlierFinal encodes a final as builds before kindSettled did: always
+// with its decision, no flag.
+func appendEarlierFinal(dst []byte, f *final) []byte {
+	dst = binary.BigEndian.AppendUint64(appendString(dst, f.source), f.hash)
+	return appendDecision(dst, &f.dec)
 }
 
 // TestPositions checks that positions order entries by record offset, then
@@ -102,10 +113,10 @@ func TestPackerSplits(t *testing.T) {
 // wrong count and trailing bytes are refused with errWire, never decoded as
 // something else.
 func TestWireMalformed(t *testing.T) {
-	f := final{source: "p/0/1", hash: 1, dec: stream.Decision{Verdict: stream.Contained, Of: "x"}}
+	f := final{source: "p/0/1", hash: 1, changed: true, dec: stream.Decision{Verdict: stream.Contained, Of: "x"}}
 	a := answer{shard: 1, source: "p/0/1", hash: 2, dec: stream.Decision{Verdict: stream.Unique}}
 	fs, as := []final{f, f}, []answer{a, a}
-	finals := pack([]byte{wireVersion, kindFinals}, fs, appendFinalBody)[0]
+	finals := pack([]byte{wireVersion, kindSettled}, fs, appendFinalBody)[0]
 	answers := pack([]byte{wireVersion}, as, appendAnswerBody)[0]
 	logDecode := func(v []byte) error { _, err := decodeLogRecord(v); return err }
 	answerDecode := func(v []byte) error { _, err := decodeAnswers(v); return err }
@@ -115,6 +126,7 @@ func TestWireMalformed(t *testing.T) {
 		decode func([]byte) error
 	}{
 		{"finals", finals, logDecode},
+		{"an earlier build's finals", pack([]byte{wireVersion, kindFinals}, fs, appendEarlierFinal)[0], logDecode},
 		{"probes", pack([]byte{wireVersion, kindProbes}, testProbes(), appendProbeBody)[0], logDecode},
 		{"answers", answers, answerDecode},
 	}
@@ -140,9 +152,12 @@ func TestWireMalformed(t *testing.T) {
 		{"another log version", append([]byte{wireVersion + 1}, finals[1:]...), logDecode},
 		{"another answer version", append([]byte{wireVersion + 1}, answers[1:]...), answerDecode},
 		{"an earlier build's probe batch", append([]byte{1}, finals[1:]...), logDecode},
-		{"count 0", []byte{wireVersion, kindFinals, 0, 0, 0, 0}, logDecode},
-		{"count 3 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindFinals}, 3), finals[6:]...), logDecode},
-		{"count 1 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindFinals}, 1), finals[6:]...), logDecode},
+		{"count 0", []byte{wireVersion, kindSettled, 0, 0, 0, 0}, logDecode},
+		{"count 3 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindSettled}, 3), finals[6:]...), logDecode},
+		{"count 1 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindSettled}, 1), finals[6:]...), logDecode},
+		{"changed flag 2", pack([]byte{wireVersion, kindSettled}, fs[:1], func(dst []byte, f *final) []byte {
+			return append(binary.BigEndian.AppendUint64(appendString(dst, f.source), f.hash), 2)
+		})[0], logDecode},
 	}
 	for _, c := range bad {
 		if err := c.decode(c.v); !errors.Is(err, errWire) {
@@ -153,7 +168,8 @@ func TestWireMalformed(t *testing.T) {
 
 func FuzzDecodeLogRecord(f *testing.F) {
 	f.Add(pack([]byte{wireVersion, kindProbes}, testProbes(), appendProbeBody)[0])
-	f.Add(pack([]byte{wireVersion, kindFinals}, []final{{source: "a"}, {source: "b"}}, appendFinalBody)[0])
+	f.Add(pack([]byte{wireVersion, kindSettled}, []final{{source: "a"}, {source: "b", changed: true}}, appendFinalBody)[0])
+	f.Add(pack([]byte{wireVersion, kindFinals}, []final{{source: "a"}}, appendEarlierFinal)[0])
 	// A record that decodes re-encodes (as a batch) to bytes that decode to
 	// the same encoding again (NaN similarities and non-canonical bytes are
 	// allowed in, so the property is on the encoding, not on DeepEqual).
@@ -170,7 +186,7 @@ func FuzzDecodeLogRecord(f *testing.F) {
 			if len(rec.probes) > 0 {
 				recs = pack([]byte{wireVersion, kindProbes}, rec.probes, appendProbeBody)
 			} else {
-				recs = pack([]byte{wireVersion, kindFinals}, rec.finals, appendFinalBody)
+				recs = pack([]byte{wireVersion, kindSettled}, rec.finals, appendFinalBody)
 			}
 			return bytes.Join(recs, nil)
 		}

@@ -1,0 +1,205 @@
+package shard
+
+import (
+	"maps"
+	"time"
+
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+)
+
+// settleExpiry is how long a shard waits for a document's final before it
+// takes the document as settled with the cluster it holds. A final comes
+// once the document's front has emitted its batch, or, if that front died,
+// once the input partition's next owner has replayed it (after the group's
+// session timeout and a rebalance); it never comes only when the input
+// record is never read again.
+const settleExpiry = 2 * time.Minute
+
+// settling is what one shard run knows of the documents it stored whose
+// joined decision has not come back yet, and the answers it holds back
+// until it has.
+//
+// A shard's answer for a document that reached several shards is only its
+// own view: the front joins the shards' answers, and the joined decision —
+// its cluster above all — may differ from what this shard stored. A later
+// duplicate of such a document takes its cluster from the shard that finds
+// the match, so that shard holds the duplicate's answer back until the
+// original's final (kindSettled) has come through the sequence log, and then
+// answers with the original's real cluster: every duplicate's dedup.cluster
+// is its original's, as one instance's is.
+//
+// A front batch settles only once all its answers are in, so holding must
+// never make two batches wait for each other. Batches are ordered by the
+// offset of the first probe record seen with their key (a front appends a
+// batch's records at once; a resend carries the same key), and an answer
+// only ever waits for a batch that came before its own: never for one of its
+// own batch (the front gives such a duplicate its original's cluster as it
+// joins them, sameBatchClusters), and when an original is appended again by
+// a later batch (its input replayed after its front died), the answers
+// waiting for it from batches in between are released with the cluster held
+// here, as they would otherwise wait for a batch that waits for them. Every
+// wait then points to an earlier batch, and the earliest batch waits for
+// none.
+//
+// The log is the only channel, so a shard rebuilding from it rebuilds this
+// state too: commit positions never pass the oldest document still
+// unsettled or held (commitBound).
+type settling struct {
+	pending map[docKey]*unsettled // stored here, reached other shards too, no final yet
+	byPos   map[uint64]*unsettled
+	held    []heldAnswer     // in log order
+	firsts  map[string]int64 // batch key → offset of its first probe record
+}
+
+// unsettled is a document awaiting its final.
+type unsettled struct {
+	key     docKey
+	batch   int64     // the first offset of the batch it was last appended by
+	pos     uint64    // its position in the log: what later decisions' OfPos name
+	offset  int64     // of the record it was first applied from in this run
+	cluster uint64    // the cluster this shard holds for it
+	since   time.Time // when it was applied, for settleExpiry
+}
+
+// heldAnswer is an answer that waits for the final of the document it matched.
+type heldAnswer struct {
+	offset int64 // of the probe's record
+	batch  int64 // the first offset of the probe's batch
+	reply  int
+	a      answer
+	on     uint64 // the matched document's position
+}
+
+func newSettling() *settling {
+	return &settling{pending: map[docKey]*unsettled{}, byPos: map[uint64]*unsettled{}, firsts: map[string]int64{}}
+}
+
+// batchAt returns the first offset of the batch whose probe record with key
+// is at offset.
+func (s *settling) batchAt(key string, offset int64) int64 {
+	if first, ok := s.firsts[key]; ok {
+		return first
+	}
+	s.firsts[key] = offset
+	return offset
+}
+
+// add records a document this shard decided that also reached other
+// shards, from a probe record of the batch that began at offset batch. An
+// original appended again by a later batch releases the answers that wait
+// for it from batches before that one.
+func (s *settling) add(key docKey, batch int64, pos uint64, offset int64, cluster uint64, now time.Time) []heldAnswer {
+	u := s.pending[key]
+	if u == nil {
+		u = &unsettled{key: key, batch: batch, pos: pos, offset: offset, cluster: cluster, since: now}
+		s.pending[key], s.byPos[pos] = u, u
+		return nil
+	}
+	if batch <= u.batch {
+		return nil
+	}
+	u.batch = batch
+	return s.releaseHeld(func(h *heldAnswer) bool { return h.on == u.pos && h.batch < batch }, u.cluster)
+}
+
+// holds reports whether an answer from a probe of the batch that began at
+// offset batch must wait: it matched a document still unsettled here, of
+// an earlier batch.
+func (s *settling) holds(dec *stream.Decision, batch int64) bool {
+	u := s.byPos[dec.OfPos]
+	return dec.OfPos != 0 && u != nil && u.batch < batch
+}
+
+// hold keeps an answer back until the document at position on is settled.
+func (s *settling) hold(h heldAnswer) { s.held = append(s.held, h) }
+
+// settle takes a final: the document's cluster is the joined one, and the
+// answers held on it are released with that cluster, in log order. It
+// returns them; ok is false if the document was not unsettled here.
+func (s *settling) settle(f *final) (released []heldAnswer, ok bool) {
+	u := s.pending[docKey{f.source, f.hash}]
+	if u == nil {
+		return nil, false
+	}
+	cluster := u.cluster
+	if f.changed {
+		cluster = f.dec.Cluster
+	}
+	return s.release(u, cluster), true
+}
+
+// expire settles the documents that have waited longer than settleExpiry
+// with the clusters held here, and returns the answers released.
+func (s *settling) expire(now time.Time) (released []heldAnswer, expired int) {
+	for _, u := range s.pending {
+		if now.Sub(u.since) > settleExpiry {
+			released = append(released, s.release(u, u.cluster)...)
+			expired++
+		}
+	}
+	return released, expired
+}
+
+// release forgets u and returns the answers held on it, their cluster set
+// to u's settled one.
+func (s *settling) release(u *unsettled, cluster uint64) []heldAnswer {
+	delete(s.pending, u.key)
+	delete(s.byPos, u.pos)
+	return s.releaseHeld(func(h *heldAnswer) bool { return h.on == u.pos }, cluster)
+}
+
+// releaseHeld removes the held answers that match and returns them with
+// cluster; a released document still unsettled itself takes that cluster as
+// the one it holds.
+func (s *settling) releaseHeld(match func(*heldAnswer) bool, cluster uint64) []heldAnswer {
+	var out []heldAnswer
+	kept := s.held[:0]
+	for _, h := range s.held {
+		if !match(&h) {
+			kept = append(kept, h)
+			continue
+		}
+		h.a.dec.Cluster = cluster
+		if w := s.pending[docKey{h.a.source, h.a.hash}]; w != nil {
+			w.cluster = cluster
+		}
+		out = append(out, h)
+	}
+	clear(s.held[len(kept):])
+	s.held = kept
+	return out
+}
+
+// commitBound is the least log offset a restart must read from to rebuild
+// this state, next when nothing is unsettled or held. It forgets the
+// batches that began before that offset: none is waited for any more.
+func (s *settling) commitBound(next int64) int64 {
+	for _, u := range s.pending {
+		next = min(next, u.offset, u.batch)
+	}
+	for i := range s.held {
+		next = min(next, s.held[i].offset, s.held[i].batch)
+	}
+	if len(s.firsts) > maxBatchesKept {
+		maps.DeleteFunc(s.firsts, func(_ string, first int64) bool { return first < next })
+	}
+	return next
+}
+
+// maxBatchesKept is how many batch keys a run keeps before it forgets those
+// no longer waited for. A batch key seen again after it was forgotten (a
+// late resend) counts as a batch that began then, which only makes its
+// answers wait less.
+const maxBatchesKept = 4096
+
+// restamp sets a released duplicate's stored cluster to the one it was
+// released with, so that a replay of it and later matches find that.
+func restamp(st *state.Store, h *heldAnswer) error {
+	doc, ok, err := st.Replayed(h.a.source, h.a.hash)
+	if err != nil || !ok || doc.Cluster == h.a.dec.Cluster {
+		return err
+	}
+	doc.Cluster = h.a.dec.Cluster
+	return st.Stage([]state.Doc{doc})
+}
