@@ -152,7 +152,7 @@ func checkRetention(ctx context.Context, c *kafka.Client, needs []retentionNeed)
 			ResourceType: kafka.ResourceTypeTopic, ResourceName: n.topic, ConfigNames: []string{"retention.ms"},
 		})
 	}
-	resp, err := c.DescribeConfigs(ctx, req)
+	resp, err := describeNew(ctx, c, req)
 	if err != nil {
 		return fmt.Errorf("read the retention of the internal topics: %w", err)
 	}
@@ -181,6 +181,35 @@ func checkRetention(ctx context.Context, c *kafka.Client, needs []retentionNeed)
 		}
 	}
 	return nil
+}
+
+// newTopicWait is how long describeNew waits for topics just created to be
+// known to the broker it asks.
+const newTopicWait = 30 * time.Second
+
+// describeNew is DescribeConfigs on topics that may have just been created,
+// by this instance or one starting beside it: a real broker answers
+// UNKNOWN_TOPIC_OR_PARTITION until the controller's metadata reaches it, so
+// that answer is asked again, for up to newTopicWait.
+func describeNew(ctx context.Context, c *kafka.Client, req *kafka.DescribeConfigsRequest) (*kafka.DescribeConfigsResponse, error) {
+	deadline := time.Now().Add(newTopicWait)
+	for backoff := 100 * time.Millisecond; ; backoff = min(2*backoff, 2*time.Second) {
+		resp, err := c.DescribeConfigs(ctx, req)
+		if err != nil {
+			return nil, err
+		}
+		unknown := slices.ContainsFunc(resp.Resources, func(r kafka.DescribeConfigResponseResource) bool {
+			return errors.Is(r.Error, kafka.UnknownTopicOrPartition)
+		})
+		if !unknown || time.Now().After(deadline) {
+			return resp, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(backoff):
+		}
+	}
 }
 
 // covers reports whether a retention of ms (negative: forever) keeps records for need.
