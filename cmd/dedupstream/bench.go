@@ -68,7 +68,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	src, err := bench.LoadSource(o.corpus, o.copyRate)
+	src, err := bench.NewSource(o.corpus, corpusBodies(o.corpus), o.copyRate)
 	if err != nil {
 		return err
 	}
@@ -125,6 +125,13 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	printBenchSummary(stdout, o, pass, run, floor, lpass, lrun)
 	return nil
+}
+
+// corpusBodies reads the bodies of the corpus at path (corpus.Read).
+func corpusBodies(path string) bench.Bodies {
+	return func(each func(string) error) error {
+		return corpus.Read(path, 0, func(d corpus.Doc) error { return each(d.Body) })
+	}
 }
 
 // latencyDocs are the documents of the latency mode: src's after the
