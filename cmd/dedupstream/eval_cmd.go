@@ -12,6 +12,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/offline/lab/quality"
+	"github.com/dedupstream/dedupstream/offline/report"
 )
 
 // evalOptions are the flags of dedupstream eval.
@@ -102,7 +103,7 @@ func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 		o.sketch.Stem = stem
 	}
 	o.methods = strings.Split(methods, ",")
-	if o.thresholds, err = parseThresholds(thresholds); err != nil {
+	if o.thresholds, err = report.ParseThresholds(thresholds); err != nil {
 		return o, fmt.Errorf("eval: %w", err)
 	}
 	if (o.corpus == "") == (o.pages == "") || (o.pages != "") != (o.truth != "") {
