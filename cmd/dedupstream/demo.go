@@ -14,6 +14,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
+	"github.com/dedupstream/dedupstream/offline/lab/demo"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 	"github.com/dedupstream/dedupstream/stream/shard"
@@ -45,7 +46,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	pages, err := demoPages(o)
+	pages, err := demo.Pages(demo.Options{Pages: o.pages, Corpus: o.corpus, Limit: o.limit, Seed: o.seed})
 	if err != nil {
 		return err
 	}
@@ -64,7 +65,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "dedupstream demo: %d records (%s) through the broker at %s\n", pages.Len(), pages.source, addr)
+	fmt.Fprintf(stdout, "dedupstream demo: %d records (%s) through the broker at %s\n", pages.Len(), pages.Source, addr)
 	fmt.Fprintf(stdout, "  sketch %s, threshold %.2f, mode %s, %d partitions, state %s\n",
 		method.Version(), cfg.Sketch.Params.Threshold, cfg.Mode, o.partitions, cfg.State.Dir)
 	if o.instances > 1 {
@@ -72,21 +73,21 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			o.instances, o.shards, shard.SequenceTopic(cfg.Kafka.Group), shard.AnswersTopic(cfg.Kafka.Group))
 	}
 	fmt.Fprintln(stdout)
-	stampInOrder(pages.msgs)
+	demo.StampInOrder(pages.Msgs)
 	var res demoResult
 	if o.instances > 1 {
-		res, err = runDemoFleet(ctx, cfg, addr, o, pages.msgs, stdout, stderr)
-	} else if err = produceWith(ctx, addr, "pages", sec.security, pages.msgs); err == nil {
-		res, err = runDemoFilter(ctx, cfg, len(pages.msgs), o.verbose, stderr)
+		res, err = runDemoFleet(ctx, cfg, addr, o, pages.Msgs, stdout, stderr)
+	} else if err = embedded.Produce(ctx, sec.security.Transport(toolsClient), addr, "pages", pages.Msgs); err == nil {
+		res, err = runDemoFilter(ctx, cfg, len(pages.Msgs), o.verbose, stderr)
 	}
 	if err != nil {
 		return err
 	}
-	out, err := readOutputs(ctx, addr, sec.security, cfg)
+	out, err := demo.ReadOutputs(ctx, sec.security.Dialer("dedupstream-demo"), addr, cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter)
 	if err != nil {
 		return err
 	}
-	printSummary(stdout, pages, res, out, o.examples)
+	demo.WriteSummary(stdout, pages, res.counts, res.elapsed, out, o.examples)
 	return nil
 }
 
@@ -188,6 +189,9 @@ func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 	return cfg, cleanup, cfg.validate()
 }
 
+// toolsClient is the client id of the records demo and gen produce.
+const toolsClient = "dedupstream-tools"
+
 // demoResult is what the filter did and how long it took.
 type demoResult struct {
 	counts  stream.Counts
@@ -216,16 +220,6 @@ func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr 
 	err = errors.Join(err, run.Stop())
 	res.counts = a.pipe.Counts()
 	return res, errors.Join(err, a.close())
-}
-
-// stampInOrder gives the records increasing timestamps, a millisecond apart,
-// as a crawler stamps pages when it fetches them: the sharded index orders
-// pages by timestamp, and one write would otherwise stamp them all alike.
-func stampInOrder(msgs []kafka.Message) {
-	t0 := time.Now().Add(-time.Duration(len(msgs)) * time.Millisecond)
-	for i := range msgs {
-		msgs[i].Time = t0.Add(time.Duration(i) * time.Millisecond)
-	}
 }
 
 // runDemoFleet runs o.instances filters of one group in this process, each
@@ -269,7 +263,7 @@ func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, m
 	err = runs[0].WaitFor(ctx, func() bool { return allReady(apps) }, 10*time.Millisecond)
 	if err == nil {
 		start = time.Now()
-		err = produceWith(ctx, addr, "pages", sec, msgs)
+		err = embedded.Produce(ctx, sec.Transport(toolsClient), addr, "pages", msgs)
 	}
 	if err == nil {
 		err = waitDemoFleet(ctx, addr, sec, cfg.Kafka.Group, apps, len(msgs))

@@ -12,6 +12,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/lab/corpus"
 	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
+	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 // genOptions are the flags of dedupstream gen.
@@ -62,7 +63,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		if err := produceWith(ctx, o.brokers, o.topic, sec, msgs); err != nil {
+		if err := embedded.Produce(ctx, sec.Transport(toolsClient), o.brokers, o.topic, msgs); err != nil {
 			return err
 		}
 	}
