@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -306,31 +305,12 @@ func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir s
 	if err != nil {
 		return nil, err
 	}
-	stopProfile := func() {}
-	if o.cpuProfile != "" {
-		if stopProfile, err = startCPUProfile(o.cpuProfile); err != nil {
-			return nil, errors.Join(err, a.close())
-		}
-	}
-	var mo bench.MeasureOptions
-	if o.memProfile != "" {
-		mo.PeakHeapProfile = o.memProfile + ".peak"
-	}
-	mo.Cluster = cl
-	r, err := bench.MeasureWith(ctx, a.pipe, o.docs, mo)
-	stopProfile() // the run, not the close below
-	run := &bench.FilterRun{Run: *r}
-	if o.memProfile != "" {
-		if perr := bench.WriteHeapProfile(o.memProfile); err == nil {
-			err = perr
-		}
-	}
-	run.StateDocs = a.store.Stats().Docs
-	run.Stages = bench.StageSeconds(a.reg)
-	run.Sketch = a.method.Version()
-	if cerr := a.close(); err == nil {
-		err = cerr
-	}
-	run.StateBytes = bench.DirSize(cfg.State.Dir)
-	return run, err
+	return bench.MeasureFilter(ctx, cl, a.benchFilter(nil), o.docs, bench.Profiles{CPU: o.cpuProfile, Mem: o.memProfile})
+}
+
+// benchFilter is a as the bench measures it; batches, if not nil, is what
+// its pipeline records its batch times in.
+func (a *app) benchFilter(batches *stream.BatchLog) *bench.Filter {
+	return &bench.Filter{Pipe: a.pipe, Metrics: a.reg, Store: a.store, Dir: a.cfg.State.Dir,
+		Sketch: a.method.Version(), Batches: batches, Close: a.close}
 }

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"errors"
 	"os"
-	"time"
 
 	"go.uber.org/zap"
 
@@ -39,49 +37,10 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 	if err != nil {
 		return nil, err
 	}
-	var settled time.Duration
-	if o.settle && a.store != nil {
-		settled = bench.SettleCompactions(ctx, a.store)
-	}
-	stopProfile := func() {}
-	if o.cpuProfile != "" {
-		if stopProfile, err = startCPUProfile(o.cpuProfile + ".latency"); err != nil {
-			return nil, errors.Join(err, a.close())
-		}
-	}
-	if o.memProfile != "" { // the run's allocations: go tool pprof -base FILE.latency.base FILE.latency
-		if err := bench.WriteHeapProfile(o.memProfile + ".latency.base"); err != nil {
-			return nil, errors.Join(err, a.close())
-		}
-	}
-	var watch func() []bench.StateSample
-	if o.timeline && a.store != nil {
-		watch = bench.WatchState(a.store.LevelShape)
-	}
-	run, err := bench.RunLatency(ctx, cl, o.partitions, a.pipe, bench.LatencyFilterIn, bench.LatencyFilterOut, docs, &o.trace)
-	stopProfile() // the run, not the close below
-	if watch != nil {
-		states := watch()
-		if run != nil {
-			run.Timeline = bench.Annotate(run.Timeline, states)
-		}
-	}
-	if o.memProfile != "" && err == nil {
-		err = bench.WriteHeapProfile(o.memProfile + ".latency")
-	}
-	if run != nil {
-		run.Settled = settled
-		run.StageTail = bench.StageTail(a.reg)
-		run.StageSeconds = bench.StageSeconds(a.reg)
-		run.Spans, run.SlowSpans = bench.MeanSpans(bench.Measured(batches.Batches(), run.Start), bench.SlowShare)
-		if q, ok := bench.HistogramQuantiles(a.reg, "dedupstream_record_latency_seconds", 0.5, 0.99); ok {
-			run.MetricP50, run.MetricP99 = time.Duration(q[0]*float64(time.Second)), time.Duration(q[1]*float64(time.Second))
-		}
-	}
-	if cerr := a.close(); err == nil {
-		err = cerr
-	}
-	return run, err
+	return bench.FilterLatency(ctx, cl, a.benchFilter(&batches), docs, bench.LatencyOptions{
+		Partitions: o.partitions, Settle: o.settle, Timeline: o.timeline, Trace: &o.trace,
+		Profiles: bench.Profiles{CPU: o.cpuProfile, Mem: o.memProfile},
+	})
 }
 
 // benchLog is the filter's logger in the latency mode: with --log, every
