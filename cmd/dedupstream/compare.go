@@ -110,21 +110,20 @@ func findStored(cfg Config, method lsh.Method, args []string, docs []explain.Doc
 		return err
 	}
 	defer st.Close()
-	err = st.Scan(func(d state.Doc) error {
-		for _, i := range missing {
-			if docs[i].Name == "" && (d.ID == args[i] || (d.URL != "" && d.URL == args[i])) {
-				docs[i] = explain.Doc{Name: fmt.Sprintf("%s (state %s, seq %d, id %s)", args[i], dir, d.Seq, d.ID), Sketch: d.Sketch}
-			}
-		}
-		return nil
-	})
+	keys := make([]string, len(missing))
+	for k, i := range missing {
+		keys[k] = args[i]
+	}
+	found, err := st.FindByIDOrURL(keys...)
 	if err != nil {
 		return err
 	}
-	for _, i := range missing {
-		if docs[i].Name == "" {
+	for k, i := range missing {
+		d := found[k]
+		if d == nil {
 			return fmt.Errorf("%s: neither a file nor an id or URL in state %s", args[i], dir)
 		}
+		docs[i] = explain.Doc{Name: fmt.Sprintf("%s (state %s, seq %d, id %s)", args[i], dir, d.Seq, d.ID), Sketch: d.Sketch}
 	}
 	return nil
 }
