@@ -6,7 +6,7 @@ import (
 	"io"
 	"path/filepath"
 
-	"github.com/dedupstream/dedupstream/offline"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
 )
 
 // cmdOfflinePairs compares our duplicate pairs with a reference list, as the
@@ -19,7 +19,7 @@ func cmdOfflinePairs(args []string, stdout, stderr io.Writer) error {
 	theirs := fs.String("theirs", "", "the reference pairs, in the same forms (required)")
 	oursFormat := fs.String("ours-format", "auto", "auto, pairs, clusters, labels or state")
 	theirsFormat := fs.String("theirs-format", "auto", "auto, pairs, clusters, labels or state")
-	outDir := fs.String("out-dir", "", "write "+offline.OnlyOursFile+" and "+offline.OnlyTheirsFile+" here")
+	outDir := fs.String("out-dir", "", "write "+eval.OnlyOursFile+" and "+eval.OnlyTheirsFile+" here")
 	maxPairs := fs.Int64("max-pairs", 50_000_000, "refuse a clustering with more pairs than this (they are held in memory)")
 	if err := parse(fs, args); err != nil {
 		return err
@@ -29,15 +29,15 @@ func cmdOfflinePairs(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	a, err := offline.ReadPairSide(*ours, *oursFormat, *maxPairs)
+	a, err := eval.ReadPairSide(*ours, *oursFormat, *maxPairs)
 	if err != nil {
 		return fmt.Errorf("--ours %s: %w", *ours, err)
 	}
-	b, err := offline.ReadPairSide(*theirs, *theirsFormat, *maxPairs)
+	b, err := eval.ReadPairSide(*theirs, *theirsFormat, *maxPairs)
 	if err != nil {
 		return fmt.Errorf("--theirs %s: %w", *theirs, err)
 	}
-	c, err := offline.ComparePairSides(a, b, *outDir)
+	c, err := eval.ComparePairSides(a, b, *outDir)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func cmdOfflinePairs(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "common: %d\nonly ours: %d\nonly theirs: %d\n", c.Common, c.OnlyOurs, c.OnlyTheirs)
 	fmt.Fprintf(stdout, "pair precision %.3f  recall %.3f  F1 %.3f (theirs as the reference)\n", c.Precision(), c.Recall(), c.F1())
 	if *outDir != "" {
-		fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(*outDir, offline.OnlyOursFile), filepath.Join(*outDir, offline.OnlyTheirsFile))
+		fmt.Fprintf(stdout, "wrote %s and %s\n", filepath.Join(*outDir, eval.OnlyOursFile), filepath.Join(*outDir, eval.OnlyTheirsFile))
 	}
 	return nil
 }

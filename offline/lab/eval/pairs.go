@@ -1,4 +1,4 @@
-package offline
+package eval
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/dedupstream/dedupstream/offline"
 	"github.com/dedupstream/dedupstream/offline/lab/quality"
 	"github.com/dedupstream/dedupstream/state"
 )
@@ -25,7 +26,7 @@ type PairSide struct {
 
 // ReadPairSide reads the pairs of one side from path in format: pairs (a
 // pair list), clusters or labels (a clustering file), state (the stored
-// clusters of a state directory, StoredClusters) or auto, in which a
+// clusters of a state directory, offline.StoredClusters) or auto, in which a
 // directory is a state, a .csv file a pair list, and any other file a
 // clustering whose layout quality.FormatAuto detects. A clustering of more
 // than maxPairs pairs is refused.
@@ -80,7 +81,7 @@ func stateClustering(dir string) (*quality.Clustering, error) {
 	if err != nil {
 		return nil, err
 	}
-	ids, labels, err := StoredClusters(st)
+	ids, labels, err := offline.StoredClusters(st)
 	if err = errors.Join(err, st.Close()); err != nil {
 		return nil, err
 	}
