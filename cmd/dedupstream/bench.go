@@ -150,32 +150,18 @@ func benchStateDir(o benchOptions) (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// benchLatency runs the latency mode: producer and read-back alone (the
-// harness's floor), the passthrough (if o.passthrough), then
-// the filter on the state of the throughput run, each while a producer writes
-// the documents of ld at ld.rate (by default half the filter's throughput, so
-// that the latency is not that of a backlog). The documents are encoded once,
-// first, before any pipeline runs (bench.Encoded).
+// benchLatency runs the latency mode (bench.LatencyMode): the filter on the
+// state of the throughput run in dir, and the passthrough with o.passthrough.
 func benchLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (floor, pass, filter *bench.LatencyRun, err error) {
-	docs, err := ld.Encode()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer func() { _ = docs.Free() }()
-	bench.ReleaseMemory() // the encoding's garbage, before the filter sets its memory limit
-	if floor, err = bench.FloorLatency(ctx, cl, o.partitions, docs); err != nil {
-		return nil, nil, nil, fmt.Errorf("latency without a pipeline: %w", err)
-	}
+	var passRun bench.LatencyRunner
 	if o.passthrough {
-		if pass, err = passthroughLatency(ctx, cl, o, docs); err != nil {
-			return nil, nil, nil, fmt.Errorf("passthrough latency: %w", err)
+		passRun = func(ctx context.Context, docs *bench.Encoded) (*bench.LatencyRun, error) {
+			return passthroughLatency(ctx, cl, o, docs)
 		}
-		bench.ReleaseMemory()
 	}
-	if filter, err = filterLatency(ctx, cl, o, dir, docs); err != nil {
-		return nil, nil, nil, fmt.Errorf("filter latency: %w", err)
-	}
-	return floor, pass, filter, nil
+	return bench.LatencyMode(ctx, cl, o.partitions, ld, passRun, func(ctx context.Context, docs *bench.Encoded) (*bench.LatencyRun, error) {
+		return filterLatency(ctx, cl, o, dir, docs)
+	})
 }
 
 func parseBench(args []string, stderr io.Writer) (benchOptions, error) {

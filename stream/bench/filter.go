@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"runtime/pprof"
 	"time"
@@ -154,4 +155,33 @@ func StartCPUProfile(path string) (stop func(), err error) {
 		pprof.StopCPUProfile()
 		f.Close()
 	}, nil
+}
+
+// LatencyRunner runs one pipeline in latency mode over docs.
+type LatencyRunner func(ctx context.Context, docs *Encoded) (*LatencyRun, error)
+
+// LatencyMode runs the latency mode: producer and read-back alone (the
+// harness's floor, FloorLatency), pass (the passthrough; nil: none), then
+// filter, each while a producer writes the documents of ld at ld.Rate. The
+// documents are encoded once, first, before any pipeline runs (Encoded).
+func LatencyMode(ctx context.Context, c Cluster, partitions int, ld LatencyDocs, pass, filter LatencyRunner) (floorRun, passRun, filterRun *LatencyRun, err error) {
+	docs, err := ld.Encode()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer func() { _ = docs.Free() }()
+	ReleaseMemory() // the encoding's garbage, before the filter sets its memory limit
+	if floorRun, err = FloorLatency(ctx, c, partitions, docs); err != nil {
+		return nil, nil, nil, fmt.Errorf("latency without a pipeline: %w", err)
+	}
+	if pass != nil {
+		if passRun, err = pass(ctx, docs); err != nil {
+			return nil, nil, nil, fmt.Errorf("passthrough latency: %w", err)
+		}
+		ReleaseMemory()
+	}
+	if filterRun, err = filter(ctx, docs); err != nil {
+		return nil, nil, nil, fmt.Errorf("filter latency: %w", err)
+	}
+	return floorRun, passRun, filterRun, nil
 }
