@@ -95,19 +95,12 @@ func RunFleet(ctx context.Context, cl Cluster, o FleetOptions) (*FleetRun, error
 	}
 	r.Elapsed = time.Since(start)
 	cpuAtCommit, measured := fleetCPU(procs)
-	var docs *Encoded // the latency mode's, for the fleet's run and then the floor's
-	if o.LatencyDocs > 0 {
-		if !measured {
-			return nil, errors.New("the latency mode of the fleet needs the instances' CPU from /proc")
-		}
-		ld := NewLatencyDocs(o.Src, o.Docs, o.LatencyDocs, o.Rate, float64(o.Docs)/r.Elapsed.Seconds())
-		if docs, err = ld.Encode(); err != nil {
-			return nil, err
-		}
+	docs, err := runFleetLatency(ctx, cl, o, procs, r, measured) // for the fleet's run and then the floor's
+	if err != nil {
+		return nil, err
+	}
+	if docs != nil {
 		defer func() { _ = docs.Free() }()
-		if err := fleetLatency(ctx, cl, o, docs, procs, r); err != nil {
-			return nil, err
-		}
 	}
 	r.MaxAnon = peakAnon()
 	if o.Failover {
@@ -118,10 +111,7 @@ func RunFleet(ctx context.Context, cl Cluster, o FleetOptions) (*FleetRun, error
 	if err := stopFleet(procs); err != nil {
 		return nil, err
 	}
-	for _, p := range procs {
-		r.CPU += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
-		r.MaxRSS = max(r.MaxRSS, ChildPeakRSS(p.ProcessState))
-	}
+	r.addUsage(procs)
 	if r.Latency != nil {
 		r.CPU = cpuAtCommit
 		if r.Floor, err = FloorLatency(ctx, cl, o.Partitions, docs); err != nil {
@@ -132,6 +122,38 @@ func RunFleet(ctx context.Context, cl Cluster, o FleetOptions) (*FleetRun, error
 	r.StateBytes = DirSize(root)
 	r.Records = int64(o.Docs)
 	return r, shardFigures(ctx, cl, o, group, filepath.Join(root, "rebuild"), r)
+}
+
+// runFleetLatency, with o.LatencyDocs, encodes the latency mode's documents
+// and runs it on the fleet (fleetLatency); measured says whether /proc
+// tells the instances' CPU. The caller frees the documents, which the
+// floor's run uses again.
+func runFleetLatency(ctx context.Context, cl Cluster, o FleetOptions, procs []*fleetProc, r *FleetRun, measured bool) (*Encoded, error) {
+	if o.LatencyDocs <= 0 {
+		return nil, nil
+	}
+	if !measured {
+		return nil, errors.New("the latency mode of the fleet needs the instances' CPU from /proc")
+	}
+	ld := NewLatencyDocs(o.Src, o.Docs, o.LatencyDocs, o.Rate, float64(o.Docs)/r.Elapsed.Seconds())
+	docs, err := ld.Encode()
+	if err != nil {
+		return nil, err
+	}
+	if err := fleetLatency(ctx, cl, o, docs, procs, r); err != nil {
+		_ = docs.Free()
+		return nil, err
+	}
+	return docs, nil
+}
+
+// addUsage adds the CPU of the exited instances procs to r and keeps the
+// largest peak RSS.
+func (r *FleetRun) addUsage(procs []*fleetProc) {
+	for _, p := range procs {
+		r.CPU += p.ProcessState.UserTime() + p.ProcessState.SystemTime()
+		r.MaxRSS = max(r.MaxRSS, ChildPeakRSS(p.ProcessState))
+	}
 }
 
 // startFleet starts o.Instances processes of group, instance i's state in
