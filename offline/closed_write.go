@@ -1,10 +1,15 @@
 package offline
 
 import (
+	"bufio"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"os"
 	"strconv"
+	"strings"
 )
 
 // closedSetJSON is one line of WriteJSON.
@@ -44,4 +49,41 @@ func (res *ClosedResult) WriteJSON(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// WriteFile writes the sets to a new file at path: as CSV (WriteCSV) when
+// path ends in .csv, else as JSON lines (WriteJSON).
+func (res *ClosedResult) WriteFile(path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(f)
+	if strings.HasSuffix(path, ".csv") {
+		err = res.WriteCSV(bw)
+	} else {
+		err = res.WriteJSON(bw)
+	}
+	if err == nil {
+		err = bw.Flush()
+	}
+	return errors.Join(err, f.Close())
+}
+
+// WriteSummary writes two lines: the fingerprint context the sets were
+// mined from, and how many sets of o's kind were mined and how far mining got.
+func (res *ClosedResult) WriteSummary(w io.Writer, o ClosedOptions) {
+	cx := res.Context
+	fmt.Fprintf(w, "context: %d fingerprints of %d documents, %d shared by two or more (%d distinct document sets), %d documents after pruning; %d pass(es)\n",
+		cx.Fingerprints, len(res.Seqs), cx.Shared, cx.Distinct, cx.Documents, cx.Passes)
+	kind := "closed"
+	if o.Maximal {
+		kind = "maximal"
+	}
+	state := "complete"
+	if !res.Mining.Complete {
+		state = "incomplete, stopped: " + res.Mining.Stopped
+	}
+	fmt.Fprintf(w, "%s sets of >= 2 documents sharing >= %d fingerprints: %d (%s); %d of %d components mined in %.3fs\n",
+		kind, o.MinCommon, len(res.Sets), state, res.ComponentsMined, res.Components, res.Mining.Elapsed.Seconds())
 }

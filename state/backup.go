@@ -79,3 +79,22 @@ func (s *Store) Compact() error {
 	}
 	return nil
 }
+
+// RestoreTemp restores the backup file at path (Restore) into a new
+// temporary directory and returns it; the caller removes it.
+func RestoreTemp(path string) (string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	dir, err := os.MkdirTemp("", "dedupstream-backup-")
+	if err != nil {
+		return "", err
+	}
+	if err := Restore(dir, f); err != nil {
+		os.RemoveAll(dir)
+		return "", fmt.Errorf("restore %s: %w", path, err)
+	}
+	return dir, nil
+}

@@ -363,3 +363,19 @@ func (s *Store) Scan(fn func(Doc) error) error {
 	}
 	return nil
 }
+
+// FindByIDOrURL scans the stored documents (Scan) for each of keys, an id
+// or a URL, and returns, at the key's index, the first document in Seq
+// order with that id or URL, or nil where none has it.
+func (s *Store) FindByIDOrURL(keys ...string) ([]*Doc, error) {
+	found := make([]*Doc, len(keys))
+	err := s.Scan(func(d Doc) error {
+		for i, k := range keys {
+			if found[i] == nil && (d.ID == k || (d.URL != "" && d.URL == k)) {
+				found[i] = &d
+			}
+		}
+		return nil
+	})
+	return found, err
+}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -68,7 +67,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	src, err := bench.LoadSource(o.corpus, o.copyRate)
+	src, err := bench.NewSource(o.corpus, corpusBodies(o.corpus), o.copyRate)
 	if err != nil {
 		return err
 	}
@@ -77,7 +76,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer stop()
-	bytes, err := bench.Produce(ctx, cl, "bench", src, o.docs)
+	bytes, err := bench.Produce(ctx, cl, bench.Input, src, o.docs)
 	if err != nil {
 		return err
 	}
@@ -89,8 +88,8 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fmt.Fprintf(stdout, "bench: %d documents (%.1f MB, %s) on %s, %d partitions, GOMAXPROCS %d\n",
 		o.docs, float64(bytes)/1e6, src.Name, where, o.partitions, runtime.GOMAXPROCS(0))
 	o.pageReporting = bench.ReadPageReporting("/")
-	printPageReporting(stdout, o.pageReporting)
-	var pass *benchRun
+	bench.WritePageReporting(stdout, o.pageReporting)
+	var pass *bench.FilterRun
 	if o.passthrough {
 		if pass, err = runPassthrough(ctx, cl, o); err != nil {
 			return err
@@ -98,11 +97,15 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		bench.ReleaseMemory()
 	}
 	if o.instances > 0 {
-		run, err := runFleet(ctx, cl, o, src)
+		fo, err := fleetOptions(o, src, cl.Addr)
 		if err != nil {
 			return err
 		}
-		printFleet(stdout, pass, run, o.pageReporting)
+		run, err := bench.RunFleet(ctx, cl, fo)
+		if err != nil {
+			return err
+		}
+		bench.WriteFleet(stdout, pass, run, o.pageReporting)
 		return nil
 	}
 	dir, cleanup, err := benchStateDir(o)
@@ -114,28 +117,24 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	printBench(stdout, bytes, pass, run)
+	bench.WriteThroughput(stdout, bytes, pass, run)
 	var floor, lpass, lrun *bench.LatencyRun
 	if o.latencyDocs > 0 {
-		ld := latencyDocs(o, src, float64(run.Counts.Records)/run.Elapsed.Seconds())
+		ld := bench.NewLatencyDocs(src, o.docs, o.latencyDocs, o.rate, float64(run.Counts.Records)/run.Elapsed.Seconds())
 		if floor, lpass, lrun, err = benchLatency(ctx, cl, o, dir, ld); err != nil {
 			return err
 		}
-		printLatency(stdout, ld, run.stateDoc, floor, lpass, lrun, o.timeline)
+		bench.WriteLatency(stdout, ld, run.StateDocs, floor, lpass, lrun, o.timeline)
 	}
-	printBenchSummary(stdout, o, pass, run, floor, lpass, lrun)
+	bench.WriteSummary(stdout, o.docs, o.pageReporting, pass, run, floor, lpass, lrun)
 	return nil
 }
 
-// latencyDocs are the documents of the latency mode: src's after the
-// throughput run's, produced at --rate or at half the throughput run's
-// docsPerSec, so that the latency is not that of a backlog.
-func latencyDocs(o benchOptions, src *bench.Source, docsPerSec float64) bench.LatencyDocs {
-	ld := bench.LatencyDocs{Src: src, First: o.docs, Warm: bench.LatencyWarmup, N: o.latencyDocs, Rate: o.rate}
-	if ld.Rate == 0 {
-		ld.Rate = max(1, 0.5*docsPerSec)
+// corpusBodies reads the bodies of the corpus at path (corpus.Read).
+func corpusBodies(path string) bench.Bodies {
+	return func(each func(string) error) error {
+		return corpus.Read(path, 0, func(d corpus.Doc) error { return each(d.Body) })
 	}
-	return ld
 }
 
 // benchStateDir returns the filter's state directory: o.stateDir, or a
@@ -151,32 +150,18 @@ func benchStateDir(o benchOptions) (string, func(), error) {
 	return dir, func() { os.RemoveAll(dir) }, nil
 }
 
-// benchLatency runs the latency mode: producer and read-back alone (the
-// harness's floor), the passthrough (if o.passthrough), then
-// the filter on the state of the throughput run, each while a producer writes
-// the documents of ld at ld.rate (by default half the filter's throughput, so
-// that the latency is not that of a backlog). The documents are encoded once,
-// first, before any pipeline runs (bench.Encoded).
+// benchLatency runs the latency mode (bench.LatencyMode): the filter on the
+// state of the throughput run in dir, and the passthrough with o.passthrough.
 func benchLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (floor, pass, filter *bench.LatencyRun, err error) {
-	docs, err := ld.Encode()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	defer func() { _ = docs.Free() }()
-	bench.ReleaseMemory() // the encoding's garbage, before the filter sets its memory limit
-	if floor, err = brokerLatency(ctx, cl, o, docs); err != nil {
-		return nil, nil, nil, fmt.Errorf("latency without a pipeline: %w", err)
-	}
+	var passRun bench.LatencyRunner
 	if o.passthrough {
-		if pass, err = passthroughLatency(ctx, cl, o, docs); err != nil {
-			return nil, nil, nil, fmt.Errorf("passthrough latency: %w", err)
+		passRun = func(ctx context.Context, docs *bench.Encoded) (*bench.LatencyRun, error) {
+			return passthroughLatency(ctx, cl, o, docs)
 		}
-		bench.ReleaseMemory()
 	}
-	if filter, err = filterLatency(ctx, cl, o, dir, docs); err != nil {
-		return nil, nil, nil, fmt.Errorf("filter latency: %w", err)
-	}
-	return floor, pass, filter, nil
+	return bench.LatencyMode(ctx, cl, o.partitions, ld, passRun, func(ctx context.Context, docs *bench.Encoded) (*bench.LatencyRun, error) {
+		return filterLatency(ctx, cl, o, dir, docs)
+	})
 }
 
 func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
@@ -262,29 +247,11 @@ func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	return o, nil
 }
 
-// benchRun is one measured run.
-type benchRun struct {
-	bench.Run
-	stateB   int64  // bytes on disk after close
-	stateDoc uint64 // documents stored
-	stages   string // seconds per pipeline stage, from the metrics
-	sketch   string // the filter's sketch version
-}
-
-// stateBytesPerDoc is the state's bytes on disk per stored document, "-"
-// with none stored.
-func (r *benchRun) stateBytesPerDoc() string {
-	if r.stateDoc == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.0f", float64(r.stateB)/float64(r.stateDoc))
-}
-
 func benchConfig(cl bench.Cluster, o benchOptions, output, group string) Config {
 	var cfg Config
 	cfg.Kafka.Brokers = []string{cl.Addr}
 	cfg.Kafka.TLS, cfg.Kafka.SASL = o.kafka.TLS, o.kafka.SASL // --config with --brokers
-	cfg.Kafka.Input, cfg.Kafka.Output, cfg.Kafka.DeadLetter = "bench", output, "bench.dlq"
+	cfg.Kafka.Input, cfg.Kafka.Output, cfg.Kafka.DeadLetter = bench.Input, output, bench.DeadLetter
 	cfg.Kafka.Group = group
 	cfg.Batch.Size = o.batch
 	cfg.Batch.HoldWhenIdle = o.holdWhenIdle
@@ -297,12 +264,12 @@ func benchConfig(cl bench.Cluster, o benchOptions, output, group string) Config 
 	return cfg
 }
 
-func runPassthrough(ctx context.Context, cl bench.Cluster, o benchOptions) (*benchRun, error) {
-	cfg := benchConfig(cl, o, "bench.pass", "bench-passthrough")
+func runPassthrough(ctx context.Context, cl bench.Cluster, o benchOptions) (*bench.FilterRun, error) {
+	cfg := benchConfig(cl, o, bench.PassOutput, "bench-passthrough")
 	p := stream.NewPassthrough(cfg.Config, zap.NewNop())
 	defer p.Close()
 	r, err := bench.Measure(ctx, p, o.docs)
-	return &benchRun{Run: *r}, err
+	return &bench.FilterRun{Run: *r}, err
 }
 
 // filterConfig is the filter's configuration in both modes: its state in dir
@@ -315,8 +282,8 @@ func filterConfig(cl bench.Cluster, o benchOptions, output, group, dir string) C
 	return cfg
 }
 
-func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*benchRun, error) {
-	cfg := filterConfig(cl, o, "bench.out", "bench-filter", dir)
+func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*bench.FilterRun, error) {
+	cfg := filterConfig(cl, o, bench.Output, "bench-filter", dir)
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
@@ -324,116 +291,12 @@ func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir s
 	if err != nil {
 		return nil, err
 	}
-	stopProfile := func() {}
-	if o.cpuProfile != "" {
-		if stopProfile, err = startCPUProfile(o.cpuProfile); err != nil {
-			return nil, errors.Join(err, a.close())
-		}
-	}
-	var mo bench.MeasureOptions
-	if o.memProfile != "" {
-		mo.PeakHeapProfile = o.memProfile + ".peak"
-	}
-	mo.Cluster = cl
-	r, err := bench.MeasureWith(ctx, a.pipe, o.docs, mo)
-	stopProfile() // the run, not the close below
-	run := &benchRun{Run: *r}
-	if o.memProfile != "" {
-		if perr := bench.WriteHeapProfile(o.memProfile); err == nil {
-			err = perr
-		}
-	}
-	run.stateDoc = a.store.Stats().Docs
-	run.stages = bench.StageSeconds(a.reg)
-	run.sketch = a.method.Version()
-	if cerr := a.close(); err == nil {
-		err = cerr
-	}
-	run.stateB = bench.DirSize(cfg.State.Dir)
-	return run, err
+	return bench.MeasureFilter(ctx, cl, a.benchFilter(nil), o.docs, bench.Profiles{CPU: o.cpuProfile, Mem: o.memProfile})
 }
 
-func printBench(w io.Writer, bytes int64, pass, run *benchRun) {
-	mb := float64(bytes) / 1e6
-	fmt.Fprintln(w, "\nthroughput mode: all documents produced first, then each pipeline drains the backlog (maximum docs/s)")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| run | docs | seconds | docs/s | MB/s | CPU s | peak RSS MB | state bytes/doc |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
-	row := func(name string, r *benchRun, state string) {
-		s := r.Elapsed.Seconds()
-		fmt.Fprintf(w, "| %s | %d | %.2f | %.0f | %.1f | %.1f | %.0f | %s |\n", name, r.Counts.Records, s,
-			float64(r.Counts.Records)/s, mb/s, r.CPU.Seconds(), float64(r.PeakRSS)/1e6, state)
-	}
-	if pass != nil {
-		row("passthrough", pass, "-")
-	}
-	row("dedupstream", run, run.stateBytesPerDoc())
-	if pass != nil {
-		fmt.Fprintf(w, "\nthroughput ratio dedupstream/passthrough: %.2f\n", pass.Elapsed.Seconds()/run.Elapsed.Seconds())
-	}
-	fmt.Fprintf(w, "resident at the end of the filter run: %.0f MB anonymous (heap, stacks), %.0f MB file-backed (mapped Badger tables)\n",
-		float64(run.Anon)/1e6, float64(run.File)/1e6)
-	fmt.Fprintf(w, "peaks during the filter run (sampled every 0.1 s): %.0f MB anonymous, %.0f MB live Go heap\n",
-		float64(run.PeakAnon)/1e6, float64(run.PeakLive)/1e6)
-	if run.BrokerKnown {
-		fmt.Fprintf(w, "the broker process's CPU meanwhile: %s\n", brokerUsage(run.Usage, run.Counts.Records))
-	}
-	if run.stages != "" {
-		fmt.Fprintf(w, "seconds per stage (sum over batches): %s\n", run.stages)
-	}
-	c := run.Counts
-	if c.Batches > 0 {
-		fmt.Fprintf(w, "batches: %d, %.1f records each on average\n", c.Batches, float64(c.Records)/float64(c.Batches))
-	}
-	fmt.Fprintf(w, "verdicts: unique %d, near_duplicate %d, exact_duplicate %d, contained %d, invalid %d; state %d docs, %.1f MB on disk\n",
-		c.Unique, c.NearDuplicate, c.ExactDuplicate, c.Contained, c.Invalid, run.stateDoc, float64(run.stateB)/1e6)
-}
-
-// printBenchSummary prints one line of key=value pairs for scripts
-// (docs/bench/scaling.sh); "-" stands for a run that was not made.
-func printBenchSummary(w io.Writer, o benchOptions, pass, run *benchRun, floor, lpass, lrun *bench.LatencyRun) {
-	rate := func(r *benchRun) string {
-		if r == nil {
-			return "-"
-		}
-		return fmt.Sprintf("%.0f", float64(r.Counts.Records)/r.Elapsed.Seconds())
-	}
-	fmt.Fprintf(w, "\nsummary: docs=%d stored=%d pass_docs_s=%s docs_s=%s cpu_s=%.1f peak_rss_mb=%.0f anon_mb=%.0f file_mb=%.0f peak_anon_mb=%.0f peak_live_mb=%.0f state_bytes_doc=%s",
-		o.docs, run.stateDoc, rate(pass), rate(run), run.CPU.Seconds(), float64(run.PeakRSS)/1e6,
-		float64(run.Anon)/1e6, float64(run.File)/1e6, float64(run.PeakAnon)/1e6, float64(run.PeakLive)/1e6, run.stateBytesPerDoc())
-	latRate := "-"
-	if lrun != nil {
-		latRate = fmt.Sprintf("%.0f", lrun.Produced)
-	}
-	fmt.Fprintf(w, " latency_rate=%s floor_p50_ms=%s floor_p99_ms=%s floor_max_ms=%s", latRate, latencyMS(floor, 0.5), latencyMS(floor, 0.99), latencyMS(floor, 1))
-	fmt.Fprintf(w, " pass_p50_ms=%s pass_p99_ms=%s pass_max_ms=%s p50_ms=%s p99_ms=%s max_ms=%s sketch=%s",
-		latencyMS(lpass, 0.5), latencyMS(lpass, 0.99), latencyMS(lpass, 1), latencyMS(lrun, 0.5), latencyMS(lrun, 0.99), latencyMS(lrun, 1), run.sketch)
-	busy := "-"
-	if lrun != nil && lrun.BrokerKnown {
-		busy = fmt.Sprintf("%.2f", lrun.Cores())
-	}
-	brokerCPU := "-"
-	if run.BrokerKnown {
-		brokerCPU = fmt.Sprintf("%.1f", run.BrokerCPU.Seconds())
-	}
-	metricP99 := "-"
-	if lrun != nil && lrun.MetricP99 > 0 {
-		metricP99 = fmt.Sprintf("%.1f", lrun.MetricP99.Seconds()*1e3)
-	}
-	fmt.Fprintf(w, " broker_cpu_s=%s latency_cores=%s metric_p99_ms=%s page_reporting=%s\n", brokerCPU, busy, metricP99, o.pageReporting)
-}
-
-// printPageReporting says, on a virtual machine whose balloon offers free
-// page reporting, whether the kernel hands free memory back to the host: on
-// the machine of BENCHMARKS.md the latency mode's p99 and the broker's CPU a
-// record were 1.1–2.1 times as high when the run's memory had been.
-func printPageReporting(w io.Writer, r bench.PageReporting) {
-	switch {
-	case r.On:
-		fmt.Fprintf(w, "this virtual machine reports free memory to its host (virtio-balloon free page reporting, blocks of order %d and up): the latency mode's tail depends on it (BENCHMARKS.md, \"Free page reporting\")\n", r.Order)
-	case r.Offered && r.Order < 0:
-		fmt.Fprintln(w, "this virtual machine's balloon offers free page reporting; whether the kernel reports could not be read")
-	case r.Offered:
-		fmt.Fprintf(w, "this virtual machine's balloon offers free page reporting, and the kernel does not report (page_reporting_order %d)\n", r.Order)
-	}
+// benchFilter is a as the bench measures it; batches, if not nil, is what
+// its pipeline records its batch times in.
+func (a *app) benchFilter(batches *stream.BatchLog) *bench.Filter {
+	return &bench.Filter{Pipe: a.pipe, Metrics: a.reg, Store: a.store, Dir: a.cfg.State.Dir,
+		Sketch: a.method.Version(), Batches: batches, Close: a.close}
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -31,8 +29,7 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 		return bench.Cluster{}, nil, err
 	}
 	cmd := exec.CommandContext(ctx, exe, "broker", "--listen", "127.0.0.1:0",
-		"--topics", strings.Join([]string{"bench", "bench.out", "bench.pass", "bench.dlq",
-			latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}, ","), "--partitions", strconv.Itoa(o.partitions),
+		"--topics", strings.Join(bench.Topics(), ","), "--partitions", strconv.Itoa(o.partitions),
 		"--min-session-timeout", "100ms") // fleet mode: instances that stop leave the group at once
 	removeLog := func() {}
 	if o.brokerLog == "disk" {
@@ -47,28 +44,5 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 		removeLog = func() { os.RemoveAll(dir) }
 		cmd.Args = append(cmd.Args, "--data", dir)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		removeLog()
-		return bench.Cluster{}, nil, err
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		removeLog()
-		return bench.Cluster{}, nil, fmt.Errorf("start broker process: %w", err)
-	}
-	stop := func() {
-		if cmd.Process.Signal(os.Interrupt) != nil { // Windows has no interrupt to send
-			_ = cmd.Process.Kill()
-		}
-		_ = cmd.Wait()
-		removeLog()
-	}
-	line, err := bufio.NewReader(out).ReadString('\n')
-	var addr string
-	if _, serr := fmt.Sscanf(line, "broker listening on %s", &addr); err != nil || serr != nil {
-		stop()
-		return bench.Cluster{}, nil, fmt.Errorf("broker process said %q: %v", line, err)
-	}
-	return bench.Cluster{Addr: addr, BrokerPID: cmd.Process.Pid}, stop, nil
+	return bench.StartBroker(cmd, removeLog)
 }

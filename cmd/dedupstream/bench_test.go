@@ -2,33 +2,27 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/segmentio/kafka-go"
-
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream/bench"
 	"github.com/dedupstream/dedupstream/stream/embedded"
-	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
 // TestBenchCommand runs dedupstream bench, both modes, on a small corpus of
 // generated pages against an embedded broker, and checks what it reports.
 func TestBenchCommand(t *testing.T) {
 	dir := benchCorpus(t, 3, 40)
-	b, err := embedded.Start(embedded.Options{Partitions: 2, Topics: []string{"bench", "bench.out", "bench.pass",
-		"bench.dlq", latBroker, latPassIn, latPassOut, latFilterIn, latFilterOut}})
+	b, err := embedded.Start(embedded.Options{Partitions: 2, Topics: bench.Topics()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -320,76 +314,6 @@ func TestBenchBrokerLog(t *testing.T) {
 		}
 		if n := strings.Count(out.String(), "the broker process's CPU meanwhile: "); n != len(figures) {
 			t.Errorf("--broker-log %s: %d lines of the broker's CPU, want %d:\n%s", where, n, len(figures), out.String())
-		}
-	}
-}
-
-// TestWaitCommittedSeesAnExit checks that the fleet bench stops waiting for
-// the group's commits as soon as an instance exits, instead of waiting until
-// its deadline for a group that will not commit.
-func TestWaitCommittedSeesAnExit(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{Topics: []string{"bench"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	streamtest.Produce(t, b.Addr(), "bench", kafka.Message{Value: []byte("{}")})
-	p, err := startFleetProcess(exec.Command("sh", "-c", "exit 3"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	start := time.Now()
-	err = waitCommitted(ctx, bench.Cluster{Addr: b.Addr()}, "nobody", []*fleetProc{p})
-	if err == nil || !strings.Contains(err.Error(), "instance 0 exited") || time.Since(start) > 30*time.Second {
-		t.Fatalf("waitCommitted with an instance gone: %v after %v, want its exit reported at once", err, time.Since(start))
-	}
-}
-
-// TestAnnotateTimeline: each window gets the CPU between the samples at its
-// bounds, per second, and the tables at its end; a window past the samples
-// gets nothing.
-func TestAnnotateTimeline(t *testing.T) {
-	t0 := time.Date(2026, 11, 28, 0, 0, 0, 0, time.UTC)
-	ms := func(n int) time.Duration { return time.Duration(n) * time.Millisecond }
-	var ss []stateSample
-	for i := 0; i <= 10; i++ { // every 100 ms for 1 s: 150 ms of CPU a sample, then 50
-		cpu := ms(150*min(i, 5)) + ms(50*max(i-5, 0))
-		tables := []int64{int64(3 + i/5), 0, 40}
-		ss = append(ss, stateSample{at: t0.Add(ms(100 * i)), cpu: cpu, tables: tables})
-	}
-	tl := annotate([]bench.Window{{Start: t0}, {Start: t0.Add(ms(500))}, {Start: t0.Add(ms(1000))}}, ss)
-	if got := tl[0].Cores; got < 1.499 || got > 1.501 {
-		t.Errorf("first window: %.3f cores, want 1.5", got)
-	}
-	if got := tl[1].Cores; got < 0.499 || got > 0.501 {
-		t.Errorf("second window: %.3f cores, want 0.5", got)
-	}
-	if want := []int64{4, 0, 40}; !slices.Equal(tl[0].Tables, want) {
-		t.Errorf("first window ends with tables %v, want %v", tl[0].Tables, want)
-	}
-	if tl[2].Cores != 0 || tl[2].Tables != nil {
-		t.Errorf("a window past the samples was annotated: %+v", tl[2])
-	}
-}
-
-// TestPrintPageReporting: a line when the machine's balloon offers free page
-// reporting, saying whether the kernel reports; none without such a balloon.
-func TestPrintPageReporting(t *testing.T) {
-	for _, c := range []struct {
-		r    bench.PageReporting
-		want string
-	}{
-		{bench.PageReporting{}, ""},
-		{bench.PageReporting{Offered: true, On: true, Order: 9}, "reports free memory to its host (virtio-balloon free page reporting, blocks of order 9 and up)"},
-		{bench.PageReporting{Offered: true, Order: 11}, "offers free page reporting, and the kernel does not report (page_reporting_order 11)"},
-		{bench.PageReporting{Offered: true, Order: -1}, "whether the kernel reports could not be read"},
-	} {
-		var out bytes.Buffer
-		printPageReporting(&out, c.r)
-		if got := out.String(); (c.want == "") != (got == "") || !strings.Contains(got, c.want) {
-			t.Errorf("printPageReporting(%+v) = %q, want a line with %q", c.r, got, c.want)
 		}
 	}
 }

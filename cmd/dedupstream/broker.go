@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -90,26 +89,7 @@ func brokerUsers(path string) ([]embedded.User, error) {
 		return nil, fmt.Errorf("broker --sasl-users: %w", err)
 	}
 	defer f.Close()
-	var users []embedded.User
-	s := bufio.NewScanner(f)
-	for line := 1; s.Scan(); line++ {
-		fields := strings.Fields(s.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") {
-			continue
-		}
-		mech := strings.ToUpper(fields[0])
-		if len(fields) != 3 || (mech != "PLAIN" && mech != "SCRAM-SHA-256" && mech != "SCRAM-SHA-512") {
-			return nil, fmt.Errorf("broker --sasl-users %s:%d: want \"MECHANISM USER PASSWORD\" with PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512", path, line)
-		}
-		users = append(users, embedded.User{Mechanism: mech, Name: fields[1], Password: fields[2]})
-	}
-	if err := s.Err(); err != nil {
-		return nil, fmt.Errorf("broker --sasl-users %s: %w", path, err)
-	}
-	if len(users) == 0 {
-		return nil, fmt.Errorf("broker --sasl-users %s: no users in it", path)
-	}
-	return users, nil
+	return embedded.ReadUsers(f, "broker --sasl-users "+path)
 }
 
 func splitList(s string) []string {

@@ -8,18 +8,11 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
+	"github.com/dedupstream/dedupstream/lsh/explain"
 	"github.com/dedupstream/dedupstream/lsh/vocab"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream/prepare"
 )
-
-// compareDoc is one side of a comparison: the cleaned text of a file, or the
-// stored sketch of a document found in state (whose text is not kept).
-type compareDoc struct {
-	name   string
-	text   []byte // cleaned text; nil for a stored document
-	sketch []byte // stored sketch of the configured method, for a stored document
-}
 
 // cmdCompare prints every measure and every method's estimate for two
 // documents: "why was this a duplicate?".
@@ -61,21 +54,21 @@ func cmdCompare(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", docs[0].name, docs[1].name)
-	if docs[0].text == nil || docs[1].text == nil {
+	fmt.Fprintf(stdout, "A: %s\nB: %s\n\n", docs[0].Name, docs[1].Name)
+	if docs[0].Text == nil || docs[1].Text == nil {
 		fmt.Fprintln(stdout, "exact measures: need both documents as files (state keeps sketches, not text)")
-		return printStored(stdout, method, docs)
+		return explain.WriteStored(stdout, method, docs)
 	}
-	printExact(stdout, cfg.Sketch.Shingling(), vocab, docs[0].text, docs[1].text)
+	explain.WriteExact(stdout, cfg.Sketch.Shingling(), vocab, docs[0].Text, docs[1].Text)
 	fmt.Fprintln(stdout)
-	return printEstimates(stdout, cfg.Sketch, vocab, docs[0].text, docs[1].text)
+	return explain.WriteEstimates(stdout, cfg.Sketch, vocab, docs[0].Text, docs[1].Text)
 }
 
 // compareDocs reads each argument as a file, whose contents fromFile turns
 // into a text and (if it makes one) a sketch, or, failing that, finds it in
 // the state directory by id or URL.
-func compareDocs(cfg Config, method lsh.Method, fromFile func([]byte) (text, sketch []byte, err error), args ...string) ([]compareDoc, error) {
-	docs := make([]compareDoc, len(args))
+func compareDocs(cfg Config, method lsh.Method, fromFile func([]byte) (text, sketch []byte, err error), args ...string) ([]explain.Doc, error) {
+	docs := make([]explain.Doc, len(args))
 	var missing []int
 	for i, arg := range args {
 		b, err := os.ReadFile(arg)
@@ -85,7 +78,7 @@ func compareDocs(cfg Config, method lsh.Method, fromFile func([]byte) (text, ske
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", arg, err)
 			}
-			docs[i] = compareDoc{name: arg + " (file)", text: text, sketch: sketch}
+			docs[i] = explain.Doc{Name: arg + " (file)", Text: text, Sketch: sketch}
 		case errors.Is(err, os.ErrNotExist):
 			missing = append(missing, i)
 		default:
@@ -107,7 +100,7 @@ func prepareFile(cfg Config, m lsh.Method) func([]byte) (text, sketch []byte, er
 
 // findStored fills docs[i] for each i in missing with the stored document
 // whose id or URL is args[i].
-func findStored(cfg Config, method lsh.Method, args []string, docs []compareDoc, missing []int) error {
+func findStored(cfg Config, method lsh.Method, args []string, docs []explain.Doc, missing []int) error {
 	dir := cfg.State.Dir
 	if _, err := os.Stat(dir); err != nil {
 		return fmt.Errorf("%s: not a file, and no state directory to look it up in: %w", args[missing[0]], err)
@@ -117,21 +110,20 @@ func findStored(cfg Config, method lsh.Method, args []string, docs []compareDoc,
 		return err
 	}
 	defer st.Close()
-	err = st.Scan(func(d state.Doc) error {
-		for _, i := range missing {
-			if docs[i].name == "" && (d.ID == args[i] || (d.URL != "" && d.URL == args[i])) {
-				docs[i] = compareDoc{name: fmt.Sprintf("%s (state %s, seq %d, id %s)", args[i], dir, d.Seq, d.ID), sketch: d.Sketch}
-			}
-		}
-		return nil
-	})
+	keys := make([]string, len(missing))
+	for k, i := range missing {
+		keys[k] = args[i]
+	}
+	found, err := st.FindByIDOrURL(keys...)
 	if err != nil {
 		return err
 	}
-	for _, i := range missing {
-		if docs[i].name == "" {
+	for k, i := range missing {
+		d := found[k]
+		if d == nil {
 			return fmt.Errorf("%s: neither a file nor an id or URL in state %s", args[i], dir)
 		}
+		docs[i] = explain.Doc{Name: fmt.Sprintf("%s (state %s, seq %d, id %s)", args[i], dir, d.Seq, d.ID), Sketch: d.Sketch}
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
+	"github.com/dedupstream/dedupstream/offline/lab/demo"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 	"github.com/dedupstream/dedupstream/stream/shard"
@@ -45,7 +45,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	pages, err := demoPages(o)
+	pages, err := demo.Pages(demo.Options{Pages: o.pages, Corpus: o.corpus, Limit: o.limit, Seed: o.seed})
 	if err != nil {
 		return err
 	}
@@ -64,7 +64,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "dedupstream demo: %d records (%s) through the broker at %s\n", pages.Len(), pages.source, addr)
+	fmt.Fprintf(stdout, "dedupstream demo: %d records (%s) through the broker at %s\n", pages.Len(), pages.Source, addr)
 	fmt.Fprintf(stdout, "  sketch %s, threshold %.2f, mode %s, %d partitions, state %s\n",
 		method.Version(), cfg.Sketch.Params.Threshold, cfg.Mode, o.partitions, cfg.State.Dir)
 	if o.instances > 1 {
@@ -72,21 +72,21 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			o.instances, o.shards, shard.SequenceTopic(cfg.Kafka.Group), shard.AnswersTopic(cfg.Kafka.Group))
 	}
 	fmt.Fprintln(stdout)
-	stampInOrder(pages.msgs)
-	var res demoResult
+	demo.StampInOrder(pages.Msgs)
+	var res demo.Result
 	if o.instances > 1 {
-		res, err = runDemoFleet(ctx, cfg, addr, o, pages.msgs, stdout, stderr)
-	} else if err = produceWith(ctx, addr, "pages", sec.security, pages.msgs); err == nil {
-		res, err = runDemoFilter(ctx, cfg, len(pages.msgs), o.verbose, stderr)
+		res, err = runDemoFleet(ctx, cfg, addr, o, pages.Msgs, stdout, stderr)
+	} else if err = embedded.Produce(ctx, sec.security.Transport(toolsClient), addr, "pages", pages.Msgs); err == nil {
+		res, err = runDemoFilter(ctx, cfg, len(pages.Msgs), o.verbose, stderr)
 	}
 	if err != nil {
 		return err
 	}
-	out, err := readOutputs(ctx, addr, sec.security, cfg)
+	out, err := demo.ReadOutputs(ctx, sec.security.Dialer("dedupstream-demo"), addr, cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter)
 	if err != nil {
 		return err
 	}
-	printSummary(stdout, pages, res, out, o.examples)
+	demo.WriteSummary(stdout, pages, res.Counts, res.Elapsed, out, o.examples)
 	return nil
 }
 
@@ -188,128 +188,67 @@ func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 	return cfg, cleanup, cfg.validate()
 }
 
-// demoResult is what the filter did and how long it took.
-type demoResult struct {
-	counts  stream.Counts
-	elapsed time.Duration
-}
+// toolsClient is the client id of the records demo and gen produce.
+const toolsClient = "dedupstream-tools"
 
 // runDemoFilter runs the filter until it has processed n records (or ctx
 // ends), then stops it, waits for its drain and closes it. opts adjust the
 // pipeline (tests).
-func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...appOption) (demoResult, error) {
-	log := zap.NewNop()
-	if verbose {
-		var err error
-		if log, err = newLogger(LogConfig{Level: "info", Format: "console"}, stderr); err != nil {
-			return demoResult{}, err
-		}
+func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...appOption) (demo.Result, error) {
+	log, err := demoLog(verbose, stderr)
+	if err != nil {
+		return demo.Result{}, err
 	}
 	a, err := newApp(cfg, log, opts...)
 	if err != nil {
-		return demoResult{}, err
+		return demo.Result{}, err
 	}
-	start := time.Now()
-	run := stream.Start(ctx, stream.RunnerFunc(a.run))
-	err = run.WaitFor(ctx, func() bool { return a.pipe.Counts().Records >= int64(n) }, 5*time.Millisecond)
-	res := demoResult{elapsed: time.Since(start)}
-	err = errors.Join(err, run.Stop())
-	res.counts = a.pipe.Counts()
-	return res, errors.Join(err, a.close())
+	return demo.RunOne(ctx, demoFilter{a}, n)
 }
 
-// stampInOrder gives the records increasing timestamps, a millisecond apart,
-// as a crawler stamps pages when it fetches them: the sharded index orders
-// pages by timestamp, and one write would otherwise stamp them all alike.
-func stampInOrder(msgs []kafka.Message) {
-	t0 := time.Now().Add(-time.Duration(len(msgs)) * time.Millisecond)
-	for i := range msgs {
-		msgs[i].Time = t0.Add(time.Duration(i) * time.Millisecond)
+// demoLog is the filter's logger: with -v, info and up on stderr.
+func demoLog(verbose bool, stderr io.Writer) (*zap.Logger, error) {
+	if !verbose {
+		return zap.NewNop(), nil
 	}
+	return newLogger(LogConfig{Level: "info", Format: "console"}, stderr)
 }
 
 // runDemoFleet runs o.instances filters of one group in this process, each
 // with its own state directory under cfg.State.Dir, sharing one sharded
-// index: once all are members, it produces msgs and waits until the group
-// has committed them; it prints what each instance did and returns their
-// summed counts.
-func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, msgs []kafka.Message, stdout, stderr io.Writer) (demoResult, error) {
+// index (demo.RunFleet).
+func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, msgs []kafka.Message, stdout, stderr io.Writer) (demo.Result, error) {
 	sec, err := kafkaSecurity(cfg.Kafka)
 	if err != nil {
-		return demoResult{}, err
+		return demo.Result{}, err
 	}
-	var apps []*app
-	var runs []*stream.Running
-	stop := func() error {
-		var errs []error
-		for i, r := range runs {
-			errs = append(errs, r.Stop(), apps[i].close())
-		}
-		return errors.Join(errs...)
-	}
-	start := time.Now()
-	for i := range o.instances {
-		c := cfg
-		c.State.Dir = filepath.Join(cfg.State.Dir, "instance"+strconv.Itoa(i+1))
-		log := zap.NewNop()
-		if o.verbose {
-			var err error
-			if log, err = newLogger(LogConfig{Level: "info", Format: "console"}, stderr); err != nil {
-				return demoResult{}, errors.Join(err, stop())
+	return demo.RunFleet(ctx, demo.Fleet{
+		Instances: o.instances,
+		New: func(i int) (demo.Filter, error) {
+			c := cfg
+			c.State.Dir = filepath.Join(cfg.State.Dir, "instance"+strconv.Itoa(i+1))
+			log, err := demoLog(o.verbose, stderr)
+			if err != nil {
+				return nil, err
 			}
-			log = log.With(zap.Int("instance", i+1))
-		}
-		a, err := newApp(c, log)
-		if err != nil {
-			return demoResult{}, errors.Join(err, stop())
-		}
-		apps = append(apps, a)
-		runs = append(runs, stream.Start(ctx, stream.RunnerFunc(a.run)))
-	}
-	err = runs[0].WaitFor(ctx, func() bool { return allReady(apps) }, 10*time.Millisecond)
-	if err == nil {
-		start = time.Now()
-		err = produceWith(ctx, addr, "pages", sec, msgs)
-	}
-	if err == nil {
-		err = waitDemoFleet(ctx, addr, sec, cfg.Kafka.Group, apps, len(msgs))
-	}
-	res := demoResult{elapsed: time.Since(start)}
-	for i, a := range apps {
-		c := a.pipe.Counts()
-		fmt.Fprintf(stdout, "  instance %d: %d records decided (%d unique, %d duplicates)\n", i+1, c.Records, c.Unique, c.NearDuplicate+c.ExactDuplicate+c.Contained)
-		res.counts.Add(c)
-	}
-	fmt.Fprintln(stdout)
-	return res, errors.Join(err, stop())
+			a, err := newApp(c, log.With(zap.Int("instance", i+1)))
+			return demoFilter{a}, err
+		},
+		Produce: func(ctx context.Context) error {
+			return embedded.Produce(ctx, sec.Transport(toolsClient), addr, "pages", msgs)
+		},
+		Records: len(msgs),
+		Committed: func(ctx context.Context) bool {
+			lag, err := embedded.GroupLagWith(ctx, sec.Transport("dedupstream-demo"), addr, cfg.Kafka.Group, "pages")
+			return err == nil && lag == 0
+		},
+	}, stdout)
 }
 
-func allReady(apps []*app) bool {
-	for _, a := range apps {
-		if a.ready() != nil {
-			return false
-		}
-	}
-	return true
-}
+// demoFilter is an app as the demo runs it.
+type demoFilter struct{ *app }
 
-// waitDemoFleet waits until the instances have decided n records between them
-// and the group has committed the whole input.
-func waitDemoFleet(ctx context.Context, addr string, sec stream.Security, group string, apps []*app, n int) error {
-	for {
-		var sum int64
-		for _, a := range apps {
-			sum += a.pipe.Counts().Records
-		}
-		if sum >= int64(n) {
-			if lag, err := embedded.GroupLagWith(ctx, sec.Transport("dedupstream-demo"), addr, group, "pages"); err == nil && lag == 0 {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
-}
+func (f demoFilter) Run(ctx context.Context) error { return f.run(ctx) }
+func (f demoFilter) Counts() stream.Counts         { return f.pipe.Counts() }
+func (f demoFilter) Ready() error                  { return f.ready() }
+func (f demoFilter) Close() error                  { return f.close() }

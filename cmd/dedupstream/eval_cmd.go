@@ -11,7 +11,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/offline/lab/eval"
-	"github.com/dedupstream/dedupstream/offline/lab/quality"
+	"github.com/dedupstream/dedupstream/offline/report"
 )
 
 // evalOptions are the flags of dedupstream eval.
@@ -37,30 +37,13 @@ func cmdEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rows, err := evalRows(docs, truth, o)
+	opts := eval.Options{Methods: o.methods, Thresholds: o.thresholds, Algorithm: o.algorithm, Config: o.sketch}
+	rows, err := eval.RunEach(docs, truth, opts, o.verifiers)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%d documents (%s), clusters by %s\n\n", len(docs), source, o.algorithm)
 	return eval.WriteMarkdown(stdout, rows)
-}
-
-// evalRows runs eval.Run once per verifier, or once with the configured one.
-func evalRows(docs []eval.Doc, truth eval.TruthFunc, o evalOptions) ([]eval.Row, error) {
-	opts := eval.Options{Methods: o.methods, Thresholds: o.thresholds, Algorithm: o.algorithm, Config: o.sketch}
-	if len(o.verifiers) == 0 {
-		return eval.Run(docs, truth, opts)
-	}
-	var rows []eval.Row
-	for _, v := range o.verifiers {
-		opts.Config.Verify.Method = v
-		r, err := eval.Run(docs, truth, opts)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, r...)
-	}
-	return rows, nil
 }
 
 func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
@@ -102,7 +85,7 @@ func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 		o.sketch.Stem = stem
 	}
 	o.methods = strings.Split(methods, ",")
-	if o.thresholds, err = parseThresholds(thresholds); err != nil {
+	if o.thresholds, err = report.ParseThresholds(thresholds); err != nil {
 		return o, fmt.Errorf("eval: %w", err)
 	}
 	if (o.corpus == "") == (o.pages == "") || (o.pages != "") != (o.truth != "") {
@@ -111,33 +94,12 @@ func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 	return o, nil
 }
 
-// evalInput loads the documents and their truth.
+// evalInput loads the documents and their truth, and says where from.
 func evalInput(o evalOptions) ([]eval.Doc, eval.TruthFunc, string, error) {
 	if o.corpus != "" {
-		docs, err := eval.CleanCorpus(o.corpus, o.limit)
-		if err != nil {
-			return nil, nil, "", err
-		}
-		truth, err := eval.Natural(docs, slices.Min(o.thresholds))
+		docs, truth, err := eval.ReadNatural(o.corpus, o.limit, slices.Min(o.thresholds))
 		return docs, truth, o.corpus + ", truth: exact oracle", err
 	}
-	f, err := os.Open(o.pages)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	defer f.Close()
-	pages, err := eval.ReadPages(f)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	tf, err := os.Open(o.truth)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	defer tf.Close()
-	c, err := quality.ReadClustering(tf, quality.FormatLabels)
-	if err != nil {
-		return nil, nil, "", err
-	}
-	return eval.CleanPages(pages), eval.Labelled(c), o.pages + ", truth: " + o.truth, nil
+	docs, truth, err := eval.ReadLabelled(o.pages, o.truth)
+	return docs, truth, o.pages + ", truth: " + o.truth, err
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
+	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
@@ -136,3 +137,9 @@ func readTopic(t *testing.T, addr, topic string) []kafka.Message {
 
 // headerMap is the headers of m by key.
 func headerMap(m kafka.Message) map[string]string { return streamtest.Headers(m) }
+
+// produce writes msgs to topic on brokers (comma-separated host:port) and
+// waits for the brokers' acknowledgement.
+func produce(ctx context.Context, brokers, topic string, msgs []kafka.Message) error {
+	return embedded.Produce(ctx, stream.Security{}.Transport(toolsClient), brokers, topic, msgs)
+}

@@ -7,11 +7,9 @@ import (
 	"io"
 	"os"
 
-	"github.com/segmentio/kafka-go"
-
-	"github.com/dedupstream/dedupstream/offline/lab/corpus"
 	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
+	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 // genOptions are the flags of dedupstream gen.
@@ -34,7 +32,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	pages, err := genPages(o)
+	pages, err := eval.Generate(o.opt, o.pages, o.corpus, o.limit)
 	if err != nil {
 		return err
 	}
@@ -54,7 +52,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 	}
 	if o.topic != "" {
-		msgs, err := genMessages(pages)
+		msgs, err := eval.Messages(pages)
 		if err != nil {
 			return err
 		}
@@ -62,7 +60,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if err != nil {
 			return err
 		}
-		if err := produceWith(ctx, o.brokers, o.topic, sec, msgs); err != nil {
+		if err := embedded.Produce(ctx, sec.Transport(toolsClient), o.brokers, o.topic, msgs); err != nil {
 			return err
 		}
 	}
@@ -126,22 +124,6 @@ func orNone(v float64) float64 {
 	return v
 }
 
-func genPages(o genOptions) ([]gen.Page, error) {
-	g := gen.New(o.opt)
-	var pages []gen.Page
-	if o.corpus == "" {
-		for range o.pages {
-			pages = append(pages, g.Next())
-		}
-		return pages, nil
-	}
-	err := corpus.Read(o.corpus, o.limit, func(d corpus.Doc) error {
-		pages = append(pages, g.Wrap(d.Title, d.Body, d.ID)...)
-		return nil
-	})
-	return pages, err
-}
-
 // writeFile creates path and writes it with fn; an empty path writes nothing.
 func writeFile(path string, fn func(io.Writer) error) error {
 	if path == "" {
@@ -156,20 +138,4 @@ func writeFile(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// genMessages are the pages as JSON records keyed by their ids, with their
-// labels in the headers gen.kind and gen.origin (the filter passes them
-// through, so its output can be scored without parsing the values).
-func genMessages(pages []gen.Page) ([]kafka.Message, error) {
-	msgs := make([]kafka.Message, len(pages))
-	for i, p := range pages {
-		v, err := eval.PageRecord(p)
-		if err != nil {
-			return nil, err
-		}
-		msgs[i] = kafka.Message{Key: []byte(p.ID), Value: v, Headers: []kafka.Header{
-			{Key: "gen.kind", Value: []byte(p.Kind.String())}, {Key: "gen.origin", Value: []byte(p.Origin)}}}
-	}
-	return msgs, nil
 }

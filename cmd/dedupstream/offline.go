@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/dedupstream/dedupstream/offline/algo/fim"
@@ -84,7 +82,7 @@ func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	bar := startProgress("mine", "itemsets", 0)
 	o.Progress = func(n int64) { bar.Set(n) }
-	res, err := mineTo(ctx, ds, o, *out)
+	res, err := fim.MineToFile(ctx, ds, o, *out)
 	if err != nil {
 		return err
 	}
@@ -105,36 +103,11 @@ func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer)
 // readFIMIFile reads a FIMI file and says how big it was and how long it took.
 func readFIMIFile(path string, stdout io.Writer) (*fim.Dataset, error) {
 	start := time.Now()
-	f, err := os.Open(path)
+	ds, err := fim.ReadFIMIFile(path)
 	if err != nil {
 		return nil, err
-	}
-	defer f.Close()
-	ds, err := fim.ReadFIMI(f)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	fmt.Fprintf(stdout, "read %s: %d transactions, %d item occurrences in %.3fs\n",
 		path, ds.Len(), ds.Size(), time.Since(start).Seconds())
 	return ds, nil
-}
-
-// mineTo mines ds, writing the itemsets to the file at path unless it is empty.
-func mineTo(ctx context.Context, ds *fim.Dataset, o fim.Options, path string) (fim.Result, error) {
-	if path == "" {
-		return fim.Mine(ctx, ds, o, func([]int32, int) error { return nil })
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fim.Result{}, err
-	}
-	w := bufio.NewWriterSize(f, 1<<16)
-	res, err := fim.Mine(ctx, ds, o, fim.WriteItemsets(w))
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return res, err // errors from the file name it
 }

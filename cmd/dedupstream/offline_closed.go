@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/dedupstream/dedupstream/lsh"
@@ -59,42 +55,11 @@ func runClosed(ctx context.Context, st *state.Store, m lsh.Method, c closedFlags
 	if err != nil {
 		return nil, err
 	}
-	cx := res.Context
-	fmt.Fprintf(w, "context: %d fingerprints of %d documents, %d shared by two or more (%d distinct document sets), %d documents after pruning; %d pass(es)\n",
-		cx.Fingerprints, len(res.Seqs), cx.Shared, cx.Distinct, cx.Documents, cx.Passes)
-	kind := "closed"
-	if c.o.Maximal {
-		kind = "maximal"
-	}
-	state := "complete"
-	if !res.Mining.Complete {
-		state = "incomplete, stopped: " + res.Mining.Stopped
-	}
-	fmt.Fprintf(w, "%s sets of >= 2 documents sharing >= %d fingerprints: %d (%s); %d of %d components mined in %.3fs\n",
-		kind, c.o.MinCommon, len(res.Sets), state, res.ComponentsMined, res.Components, res.Mining.Elapsed.Seconds())
+	res.WriteSummary(w, c.o)
 	if c.out != "" {
-		if err := writeSets(c.out, res); err != nil {
+		if err := res.WriteFile(c.out); err != nil {
 			return nil, err
 		}
 	}
 	return &res.Result, nil
-}
-
-// writeSets writes the sets as CSV (set, common, size, seq, id, url: one row
-// per member) when path ends in .csv, else as JSON lines.
-func writeSets(path string, res *offline.ClosedResult) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	bw := bufio.NewWriter(f)
-	if strings.HasSuffix(path, ".csv") {
-		err = res.WriteCSV(bw)
-	} else {
-		err = res.WriteJSON(bw)
-	}
-	if err == nil {
-		err = bw.Flush()
-	}
-	return errors.Join(err, f.Close())
 }

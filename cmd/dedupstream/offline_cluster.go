@@ -43,7 +43,7 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 		}
 	}
 	if *backup != "" {
-		if cfg.State.Dir, err = restoreBackup(*backup); err != nil {
+		if cfg.State.Dir, err = state.RestoreTemp(*backup); err != nil {
 			return err
 		}
 		defer os.RemoveAll(cfg.State.Dir)
@@ -63,7 +63,7 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 	if err == nil {
 		bar.Set(int64(len(res.Seqs)))
 		bar.Done()
-		printClusters(stdout, res, *algo, *top)
+		report.WriteClusters(stdout, res, *algo, *top)
 		if *truthFile != "" {
 			err = printQuality(stdout, res, *truthFile)
 		}
@@ -71,54 +71,12 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 	return errors.Join(err, st.Close())
 }
 
-// restoreBackup restores a backup file into a new temporary directory.
-func restoreBackup(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	dir, err := os.MkdirTemp("", "dedupstream-backup-")
-	if err != nil {
-		return "", err
-	}
-	if err := state.Restore(dir, f); err != nil {
-		os.RemoveAll(dir)
-		return "", fmt.Errorf("restore %s: %w", path, err)
-	}
-	return dir, nil
-}
-
-// printClusters writes totals, then the size histogram and the largest
-// clusters with their earliest document (report.WriteText).
-func printClusters(w io.Writer, res *offline.Result, algo string, top int) {
-	if res.Graph != nil {
-		fmt.Fprintf(w, "%s: %d documents, %d verified pairs, %d clusters in %s\n",
-			algo, len(res.Seqs), res.Graph.M(), res.Clustering.K, res.Elapsed.Round(1e6))
-	} else {
-		fmt.Fprintf(w, "%s: %d documents, %d clusters in %s\n", algo, len(res.Seqs), res.Clustering.K, res.Elapsed.Round(1e6))
-	}
-	if res.Capped > 0 {
-		fmt.Fprintf(w, "%d candidate lookups were cut by state.max_bucket or state.max_candidates (at least 1000 here)\n", res.Capped)
-	}
-	report.WriteText(w, res, top)
-}
-
+// printQuality scores res against the ground truth in truthFile.
 func printQuality(w io.Writer, res *offline.Result, truthFile string) error {
-	f, err := os.Open(truthFile)
+	s, err := quality.CompareFile(truthFile, res.IDs, res.Clustering.Labels)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	truth, err := quality.ReadClustering(f, quality.FormatAuto)
-	if err != nil {
-		return fmt.Errorf("truth %s: %w", truthFile, err)
-	}
-	found, err := quality.FromLabels(res.IDs, res.Clustering.Labels)
-	if err != nil {
-		return err
-	}
-	s := quality.Compare(truth, found)
 	fmt.Fprintf(w, "against %s: Pr %.3f  Re %.3f  F1 %.3f  CPr %.3f  (pair P %.3f R %.3f)\n",
 		truthFile, s.Precision, s.Recall, s.F1, s.CPr, s.PairPrecision, s.PairRecall)
 	return nil

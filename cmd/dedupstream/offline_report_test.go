@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/offline/report"
 )
 
@@ -78,7 +79,7 @@ func comparePairsWithTruth(t *testing.T, stateDir, truthFile string) {
 	}
 	t.Log(stdout)
 	counts := parseCounts(t, stdout)
-	for file, key := range map[string]string{onlyOursFile: "only ours", onlyTheirsFile: "only theirs"} {
+	for file, key := range map[string]string{eval.OnlyOursFile: "only ours", eval.OnlyTheirsFile: "only theirs"} {
 		b, err := os.ReadFile(filepath.Join(dir, file))
 		if err != nil {
 			t.Fatal(err)
@@ -136,7 +137,7 @@ func TestOfflinePairs(t *testing.T) {
 	if code != 0 || !strings.HasPrefix(stdout, want) {
 		t.Fatalf("exit %d\n%s\nwant\n%s\n%s", code, stdout, want, stderr)
 	}
-	for file, want := range map[string]string{onlyOursFile: "id_a,id_b\nd,e\n", onlyTheirsFile: "id_a,id_b\nf,g\n"} {
+	for file, want := range map[string]string{eval.OnlyOursFile: "id_a,id_b\nd,e\n", eval.OnlyTheirsFile: "id_a,id_b\nf,g\n"} {
 		if b, err := os.ReadFile(filepath.Join(out, file)); err != nil || string(b) != want {
 			t.Errorf("%s: %q, %v; want %q", file, b, err, want)
 		}

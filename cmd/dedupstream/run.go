@@ -5,10 +5,11 @@ import (
 	"errors"
 	"io"
 	"os"
-	"runtime/pprof"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/dedupstream/dedupstream/stream/bench"
 )
 
 // cmdRun is the stream mode: consume, decide, emit, store, commit, until signalled.
@@ -32,7 +33,7 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	defer log.Sync() //nolint:errcheck // nothing to do about a failed flush of stderr
 	if *cpuProfile != "" {
-		stop, err := startCPUProfile(*cpuProfile)
+		stop, err := bench.StartCPUProfile(*cpuProfile)
 		if err != nil {
 			return err
 		}
@@ -48,23 +49,6 @@ func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
 	runErr := a.run(ctx)
 	log.Info("stopping", zap.Any("counts", a.pipe.Counts()))
 	return errors.Join(runErr, a.close())
-}
-
-// startCPUProfile profiles the process into path until the returned stop
-// is called.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, err
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }
 
 // closeGrace is the time past shutdown_timeout given to closing Badger and

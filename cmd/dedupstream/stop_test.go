@@ -12,6 +12,7 @@ import (
 
 	"go.uber.org/zap/zaptest"
 
+	"github.com/dedupstream/dedupstream/offline/lab/demo"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/bench"
 	"github.com/dedupstream/dedupstream/stream/embedded"
@@ -75,7 +76,7 @@ func TestDemoStopWaitsForDrain(t *testing.T) {
 	}
 	defer b.Close()
 	o := demoOptions{pages: 40, seed: 1, partitions: 1, threshold: 0.8, mode: "tag", stateDir: t.TempDir()}
-	pages, err := demoPages(o)
+	pages, err := demo.Pages(demo.Options{Pages: o.pages, Seed: o.seed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ func TestDemoStopWaitsForDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := produce(context.Background(), b.Addr(), "pages", pages.msgs); err != nil {
+	if err := produce(context.Background(), b.Addr(), "pages", pages.Msgs); err != nil {
 		t.Fatal(err)
 	}
 	s := newMidRunStop(t)

@@ -9,7 +9,6 @@ import (
 
 	"github.com/segmentio/kafka-go"
 
-	"github.com/dedupstream/dedupstream/offline/lab/corpus"
 	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
@@ -22,13 +21,17 @@ type Source struct {
 	copyRate float64
 }
 
-// LoadSource reads the corpus at path (corpus.Read) into a Source that mixes
-// in near-copies at copyRate.
-func LoadSource(path string, copyRate float64) (*Source, error) {
-	s := &Source{Name: path, copyRate: copyRate}
-	err := corpus.Read(path, 0, func(d corpus.Doc) error {
-		if len(strings.Fields(d.Body)) >= 10 {
-			s.bodies = append(s.bodies, d.Body)
+// Bodies calls each with every document body of a corpus, in order, and
+// returns the first error each or the reading returns.
+type Bodies func(each func(body string) error) error
+
+// NewSource reads the bodies of the corpus name into a Source that mixes in
+// near-copies at copyRate; bodies of fewer than 10 words are left out.
+func NewSource(name string, bodies Bodies, copyRate float64) (*Source, error) {
+	s := &Source{Name: name, copyRate: copyRate}
+	err := bodies(func(body string) error {
+		if len(strings.Fields(body)) >= 10 {
+			s.bodies = append(s.bodies, body)
 		}
 		return nil
 	})
@@ -36,7 +39,7 @@ func LoadSource(path string, copyRate float64) (*Source, error) {
 		return nil, fmt.Errorf("bench corpus: %w", err)
 	}
 	if len(s.bodies) == 0 {
-		return nil, fmt.Errorf("bench corpus %s has no documents", path)
+		return nil, fmt.Errorf("bench corpus %s has no documents", name)
 	}
 	return s, nil
 }

@@ -1,5 +1,6 @@
 // Package embedded runs an in-process Kafka-protocol broker (franz-go's kfake) on
-// loopback for trials, demos and tests; a Broker is safe for concurrent use.
+// loopback for trials, demos and tests, and produces to and reads back from any
+// broker for them (Produce, ReadAll); a Broker is safe for concurrent use.
 package embedded
 
 import (

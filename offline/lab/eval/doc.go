@@ -11,5 +11,8 @@
 // pairs against the true pairs, and the cluster metrics Pr, Re, F1 and CPr.
 //
 // Exact computes the exact word-shingle resemblance and containment of every generated
-// (copy, origin) pair, the ground truth that dedupstream gen writes beside its pages.
+// (copy, origin) pair, the ground truth that dedupstream gen writes beside its pages;
+// Generate and Messages make those pages, ReadLabelled and ReadNatural read a corpus
+// and its truth back, and ReadPairSide and ComparePairSides compare the duplicate
+// pairs of a state, a clustering or a pair list with a reference list.
 package eval

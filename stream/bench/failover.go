@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -12,23 +12,23 @@ import (
 	"time"
 )
 
-// failover is what bench --failover measured: the last instance SIGKILLed
-// after the fleet had committed the whole input, and how long the others took
-// to serve every shard again.
-type failover struct {
-	settled time.Duration // how long the fleet took to go idle after the run (standbys catching up)
-	killed  int           // the instance killed
-	shards  []int         // the shards it owned
-	took    time.Duration // from the SIGKILL until the others served all shards
-	warm    int           // of its shards, reopened from a local or standby copy
-	rebuilt int           // of its shards, rebuilt from the start of the sequence log
+// Failover is what a fleet run with FleetOptions.Failover measured: the last
+// instance SIGKILLed after the fleet had committed the whole input, and how
+// long the others took to serve every shard again.
+type Failover struct {
+	Settled time.Duration // how long the fleet took to go idle after the run (standbys catching up)
+	Killed  int           // the instance killed
+	Shards  []int         // the shards it owned
+	Took    time.Duration // from the SIGKILL until the others served all shards
+	Warm    int           // of its shards, reopened from a local or standby copy
+	Rebuilt int           // of its shards, rebuilt from the start of the sequence log
 }
 
-func (f *failover) seconds() float64 {
+func (f *Failover) seconds() float64 {
 	if f == nil {
 		return 0
 	}
-	return f.took.Seconds()
+	return f.Took.Seconds()
 }
 
 // shardLog follows one instance's log (info level, JSON) for what it says of
@@ -56,10 +56,9 @@ type logEntry struct {
 	AnswerFrom int64  `json:"answer_from"`
 }
 
-// watchShards makes p log at info level and follows its shard lines; other
-// lines above info go on to this process's stderr.
+// watchShards follows the shard lines of p's log (info level, JSON, on its
+// stderr); other lines above info go on to this process's stderr.
 func watchShards(p *exec.Cmd) (*shardLog, error) {
-	p.Env = append(p.Env, "DEDUPSTREAM_LOG_LEVEL=info") // the last of a key wins
 	p.Stderr = nil
 	r, err := p.StderrPipe()
 	if err != nil {
@@ -165,14 +164,14 @@ func waitCovered(ctx context.Context, logs []*shardLog, n int, fresh bool) error
 // killOne SIGKILLs the last instance once the fleet serves every shard and
 // is idle, and measures until the others serve all n shards between them in
 // a generation of the index group that came after the kill.
-func killOne(ctx context.Context, procs []*fleetProc, logs []*shardLog, n int) (*failover, error) {
+func killOne(ctx context.Context, procs []*fleetProc, logs []*shardLog, n int) (*Failover, error) {
 	if err := waitCovered(ctx, logs, n, false); err != nil {
 		return nil, fmt.Errorf("failover, before the kill: %w", err)
 	}
 	k := len(procs) - 1
-	f := &failover{killed: k, settled: settle(ctx, procs)}
+	f := &Failover{Killed: k, Settled: settle(ctx, procs)}
 	owned, _, _ := logs[k].state()
-	f.shards = slices.Clone(owned)
+	f.Shards = slices.Clone(owned)
 	survivors := logs[:k]
 	for _, l := range survivors {
 		l.mark()
@@ -185,8 +184,8 @@ func killOne(ctx context.Context, procs []*fleetProc, logs []*shardLog, n int) (
 	if err := waitCovered(ctx, survivors, n, true); err != nil {
 		return nil, fmt.Errorf("failover, after the kill: %w", err)
 	}
-	f.took = time.Since(start)
-	for _, s := range f.shards {
+	f.Took = time.Since(start)
+	for _, s := range f.Shards {
 		for _, l := range survivors {
 			l.mu.Lock()
 			e, ok := l.opened[s]
@@ -194,9 +193,9 @@ func killOne(ctx context.Context, procs []*fleetProc, logs []*shardLog, n int) (
 			switch {
 			case !ok:
 			case e.ReplayFrom == -2 && e.AnswerFrom != 0: // no local copy: the log from its start
-				f.rebuilt++
+				f.Rebuilt++
 			default:
-				f.warm++
+				f.Warm++
 			}
 		}
 	}

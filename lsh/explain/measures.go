@@ -1,4 +1,4 @@
-package main
+package explain
 
 import (
 	"fmt"
@@ -12,8 +12,17 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/vocab"
 )
 
-// printExact prints the exact measures of two cleaned texts.
-func printExact(w io.Writer, sh lsh.Shingling, vocab *vocab.Vocabulary, a, b []byte) {
+// Doc is one side of a comparison: the cleaned text of a file, or the
+// stored sketch of a document (whose text is not kept).
+type Doc struct {
+	Name   string
+	Text   []byte // cleaned text; nil for a stored document
+	Sketch []byte // sketch of the configured method; for a file, set only where it was sketched
+}
+
+// WriteExact writes the exact measures of two cleaned texts a and b, with
+// shingling sh; the tf-idf cosine needs vocab.
+func WriteExact(w io.Writer, sh lsh.Shingling, vocab *vocab.Vocabulary, a, b []byte) {
 	sa, sb := lsh.SortedSet(sh.Append(nil, a)), lsh.SortedSet(sh.Append(nil, b))
 	o := lsh.OverlapOf(sa, sb)
 	wa, wb := lsh.AppendWords(nil, a), lsh.AppendWords(nil, b)
@@ -34,10 +43,10 @@ func printExact(w io.Writer, sh lsh.Shingling, vocab *vocab.Vocabulary, a, b []b
 	tw.Flush()
 }
 
-// printEstimates sketches both texts with every method and prints what each
+// WriteEstimates sketches both texts with every method and prints what each
 // one's Compare says. The configured method is used as configured; the others
 // share its shingling, threshold and seed, with their own defaults.
-func printEstimates(w io.Writer, configured lsh.Config, vocab *vocab.Vocabulary, a, b []byte) error {
+func WriteEstimates(w io.Writer, configured lsh.Config, vocab *vocab.Vocabulary, a, b []byte) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "method\tversion\tresemblance\tA in B\tB in A\tdistance\tnear")
 	for _, name := range lsh.MethodNames() {
@@ -67,14 +76,14 @@ func printEstimates(w io.Writer, configured lsh.Config, vocab *vocab.Vocabulary,
 	return tw.Flush()
 }
 
-// printStored compares two stored sketches, or a file with a stored sketch,
-// with the configured method, which produced the stored ones.
-func printStored(w io.Writer, m lsh.Method, docs []compareDoc) error {
+// WriteStored compares two stored sketches, or a file with a stored sketch,
+// with the configured method m, which produced the stored ones.
+func WriteStored(w io.Writer, m lsh.Method, docs []Doc) error {
 	var sks [2][]byte
 	for i, d := range docs {
-		sks[i] = d.sketch
-		if d.text != nil {
-			sks[i], _ = m.Sketch(&lsh.Scratch{}, d.text, nil, nil)
+		sks[i] = d.Sketch
+		if d.Text != nil {
+			sks[i], _ = m.Sketch(&lsh.Scratch{}, d.Text, nil, nil)
 		}
 	}
 	est, err := m.Compare(sks[0], sks[1])

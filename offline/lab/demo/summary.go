@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -15,21 +15,23 @@ import (
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
-// seen is one record read back from an output topic.
-type seen struct {
-	topic, id, verdict, of string
-	similarity             float64
-	cluster                string
-	errClass, errMsg       string
+// Seen is one record read back from an output topic.
+type Seen struct {
+	Topic, ID, Verdict, Of string
+	Similarity             float64
+	Cluster                string
+	ErrClass, ErrMsg       string
 }
 
-// readOutputs reads back everything the filter wrote, over the same broker.
-func readOutputs(ctx context.Context, addr string, sec stream.Security, cfg Config) ([]seen, error) {
+// ReadOutputs reads back everything a filter wrote to topics (its output,
+// duplicates and dead-letter topics) on the brokers at addr, over
+// connections made by d, within a minute.
+func ReadOutputs(ctx context.Context, d *kafka.Dialer, addr string, topics ...string) ([]Seen, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	var out []seen
-	for _, topic := range []string{cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter} {
-		msgs, err := embedded.ReadAllWith(ctx, sec.Dialer("dedupstream-demo"), addr, topic)
+	var out []Seen
+	for _, topic := range topics {
+		msgs, err := embedded.ReadAllWith(ctx, d, addr, topic)
 		if err != nil {
 			return out, fmt.Errorf("read back outputs: %w", err)
 		}
@@ -40,38 +42,40 @@ func readOutputs(ctx context.Context, addr string, sec stream.Security, cfg Conf
 	return out, nil
 }
 
-func parseSeen(m kafka.Message) seen {
-	s := seen{topic: m.Topic, id: string(m.Key)}
+func parseSeen(m kafka.Message) Seen {
+	s := Seen{Topic: m.Topic, ID: string(m.Key)}
 	for _, h := range m.Headers {
 		v := string(h.Value)
 		switch h.Key {
 		case stream.HeaderVerdict:
-			s.verdict = v
+			s.Verdict = v
 		case stream.HeaderOf:
-			s.of = v
+			s.Of = v
 		case stream.HeaderSimilarity:
-			s.similarity, _ = strconv.ParseFloat(v, 64)
+			s.Similarity, _ = strconv.ParseFloat(v, 64)
 		case stream.HeaderCluster:
-			s.cluster = v
+			s.Cluster = v
 		case stream.HeaderErrClass:
-			s.errClass = v
+			s.ErrClass = v
 		case stream.HeaderErrMessage:
-			s.errMsg = v
+			s.ErrMsg = v
 		}
 	}
 	return s
 }
 
-func printSummary(w io.Writer, set demoSet, res demoResult, out []seen, examples int) {
-	c := res.counts
-	rate := float64(c.Records) / res.elapsed.Seconds()
+// WriteSummary writes what the filter did — its counts c over elapsed —
+// then its verdicts out against set's ground truth, up to examples
+// near-duplicates found, and the dead letters.
+func WriteSummary(w io.Writer, set Set, c stream.Counts, elapsed time.Duration, out []Seen, examples int) {
+	rate := float64(c.Records) / elapsed.Seconds()
 	fmt.Fprintf(w, "%-22s %8d\n", "records in", c.Records)
 	fmt.Fprintf(w, "%-22s %8d\n", "unique", c.Unique)
 	fmt.Fprintf(w, "%-22s %8d\n", "near_duplicate", c.NearDuplicate)
 	fmt.Fprintf(w, "%-22s %8d\n", "exact_duplicate", c.ExactDuplicate)
 	fmt.Fprintf(w, "%-22s %8d\n", "dead-lettered", c.Invalid)
 	fmt.Fprintf(w, "%-22s %8d  (%d to the duplicates topic, %d dropped)\n", "forwarded", c.Forwarded, c.ToDuplicates, c.Dropped)
-	fmt.Fprintf(w, "%-22s %8.0f records/s  (%d records in %s, incl. group join)\n\n", "throughput", rate, c.Records, res.elapsed.Round(time.Millisecond))
+	fmt.Fprintf(w, "%-22s %8.0f records/s  (%d records in %s, incl. group join)\n\n", "throughput", rate, c.Records, elapsed.Round(time.Millisecond))
 	printTruth(w, set, out)
 	printExamples(w, set, out, examples)
 	printDeadLetters(w, out)
@@ -81,16 +85,16 @@ func printSummary(w io.Writer, set demoSet, res demoResult, out []seen, examples
 // A copy is found when it ends in its origin's cluster; which of the two is
 // flagged depends on which the filter saw first (they may sit on different
 // partitions).
-func printTruth(w io.Writer, set demoSet, out []seen) {
+func printTruth(w io.Writer, set Set, out []Seen) {
 	type row struct{ n, dup, together int }
 	cluster := make(map[string]string, len(out))
 	for _, s := range out {
-		cluster[s.id] = s.cluster
+		cluster[s.ID] = s.Cluster
 	}
 	rows := make(map[gen.Kind]*row)
 	for _, s := range out {
-		p, ok := set.truth[s.id]
-		if !ok || s.verdict == "" {
+		p, ok := set.Truth[s.ID]
+		if !ok || s.Verdict == "" {
 			continue
 		}
 		r := rows[p.Kind]
@@ -99,10 +103,10 @@ func printTruth(w io.Writer, set demoSet, out []seen) {
 			rows[p.Kind] = r
 		}
 		r.n++
-		if s.verdict != stream.Unique.String() {
+		if s.Verdict != stream.Unique.String() {
 			r.dup++
 		}
-		if s.cluster == cluster[p.Origin] {
+		if s.Cluster == cluster[p.Origin] {
 			r.together++
 		}
 	}
@@ -132,15 +136,15 @@ func pct(a, b int) float64 {
 	return 100 * float64(a) / float64(b)
 }
 
-func printExamples(w io.Writer, set demoSet, out []seen, n int) {
+func printExamples(w io.Writer, set Set, out []Seen, n int) {
 	fmt.Fprintln(w, "example near-duplicates (id, kind → earliest match, estimated Jaccard):")
 	shown := 0
 	for _, s := range out {
-		if s.verdict != stream.NearDuplicate.String() || shown == n {
+		if s.Verdict != stream.NearDuplicate.String() || shown == n {
 			continue
 		}
 		shown++
-		fmt.Fprintf(w, "  %-24s %-10s → %-24s %.3f  cluster %s\n", s.id, set.truth[s.id].Kind, s.of, s.similarity, s.cluster)
+		fmt.Fprintf(w, "  %-24s %-10s → %-24s %.3f  cluster %s\n", s.ID, set.Truth[s.ID].Kind, s.Of, s.Similarity, s.Cluster)
 	}
 	if shown == 0 {
 		fmt.Fprintln(w, "  (none)")
@@ -148,15 +152,15 @@ func printExamples(w io.Writer, set demoSet, out []seen, n int) {
 	fmt.Fprintln(w)
 }
 
-func printDeadLetters(w io.Writer, out []seen) {
+func printDeadLetters(w io.Writer, out []Seen) {
 	fmt.Fprintln(w, "dead letters (key, __connect.errors.exception.class.name, message):")
 	for _, s := range out {
-		if s.errClass != "" {
-			msg := s.errMsg
+		if s.ErrClass != "" {
+			msg := s.ErrMsg
 			if len(msg) > 70 {
 				msg = msg[:70] + "…"
 			}
-			fmt.Fprintf(w, "  %-16s %-28s %s\n", s.id, s.errClass, msg)
+			fmt.Fprintf(w, "  %-16s %-28s %s\n", s.ID, s.ErrClass, msg)
 		}
 	}
 }
