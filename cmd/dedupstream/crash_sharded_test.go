@@ -78,6 +78,11 @@ func TestSIGKILLSharded(t *testing.T) {
 	t.Logf("%d instances, %d kills in %s, drained %s after the last; records checked: %d (%d dead letters); outputs read: %d (%d replays); records lost: %d; clusters kept: %d of %d; shards rebuilt from the log: %d",
 		len(fleet.procs), kills, killed.Round(time.Second), drained.Round(100*time.Millisecond), r.records, len(c.bad), r.outputs, r.replays, r.lost, r.kept, r.clusters, rebuilt)
 	if unsettled > 0 { // each waited settleExpiry: a stall of minutes
+		for i, p := range append(fleet.dead, fleet.procs...) {
+			if out := p.out.String(); strings.Contains(out, "never settled") {
+				t.Logf("process %d:\n%s", i, tail(out, 20000))
+			}
+		}
 		t.Errorf("%d times a shard gave up waiting for a document's final", unsettled)
 	}
 	if rebuilt == 0 {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
+	"github.com/twmb/franz-go/pkg/kmsg"
 	"github.com/twmb/franz-go/pkg/kversion"
 )
 
@@ -116,7 +117,37 @@ func Start(o Options) (*Broker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded broker on %q: %w", o.Listen, err)
 	}
+	c.ControlKey(int16(kmsg.JoinGroup), capRebalanceWait)
 	return &Broker{cluster: c}, nil
+}
+
+// maxRebalanceWait is the longest the embedded broker waits, after the last
+// JoinGroup of a rebalance, for the members that have not rejoined.
+//
+// Kafka waits up to the members' rebalance timeout from the start of a
+// rebalance. kfake starts that wait again with every JoinGroup (and every
+// member that leaves or expires), while kafka-go gives up on a JoinGroup
+// after its request timeout (5 s) plus the rebalance timeout from its own
+// join: once members rejoin more than 5 s apart — a member killed and
+// restarted, another slow to end its generation — the first ones time out,
+// leave, and join again as new members, which starts the wait again for
+// all. With a 30 s session timeout that kept a group of four instances
+// rejoining for as long as it was watched (TestSIGKILLSharded with
+// -sharded-session 30s -sharded-restart-after 8s: 2 runs of 2, every
+// JoinGroup timing out 38 s after it was sent; on Kafka 2.4.0 the same runs
+// drain). Capping the wait at 5 s keeps every client's deadline after the
+// broker's answer; a member that rejoins later than that misses one
+// generation and joins the next, as one past its rebalance timeout does on
+// Kafka.
+const maxRebalanceWait = 5 * time.Second
+
+// capRebalanceWait lowers a JoinGroup's rebalance timeout to
+// maxRebalanceWait and lets the broker handle the request as usual.
+func capRebalanceWait(r kmsg.Request) (kmsg.Response, error, bool) {
+	if j, ok := r.(*kmsg.JoinGroupRequest); ok {
+		j.RebalanceTimeoutMillis = min(j.RebalanceTimeoutMillis, int32(maxRebalanceWait/time.Millisecond))
+	}
+	return nil, nil, false
 }
 
 // Addr is the broker's host:port.

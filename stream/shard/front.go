@@ -259,6 +259,10 @@ func (f *Front) forget(a *asked) {
 // answered when missing is set, in the batch's order, and the number of
 // probes — documents and shards asked — they stand for.
 func (a *asked) probes(missing func(w *waiting) bool) ([]kafka.Message, int) {
+	key := a.key
+	if missing != nil { // sent again: the shards answer these without holding them back (settle.go)
+		key = append(slices.Clip(a.key), resentMark)
+	}
 	pk := newPacker(wireVersion, kindProbes)
 	n := 0
 	for _, w := range a.waits {
@@ -271,10 +275,14 @@ func (a *asked) probes(missing func(w *waiting) bool) ([]kafka.Message, int) {
 	}
 	msgs := a.f.messages(pk)
 	for i := range msgs {
-		msgs[i].Key = a.key
+		msgs[i].Key = key
 	}
 	return msgs, n
 }
+
+// resentMark ends the key of a probe record sent again after
+// index.answer_timeout.
+const resentMark = 1
 
 // messages are the records pk packed, as messages to the sequence log.
 func (f *Front) messages(pk *packer) []kafka.Message {

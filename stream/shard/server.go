@@ -423,13 +423,14 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 			r.s.o.Logger.Error("skipping a malformed sequence-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
 		}
-		batch := r.settle.batchAt(string(m.Key), m.Offset)
+		key, resent := batchKey(m.Key)
+		batch := r.settle.batchAt(key, m.Offset)
 		for j := range rec.probes {
 			p := &rec.probes[j]
 			routes := route(&p.doc, r.s.top.Shards)
 			if keys := ownKeys(routes, r.id); keys != nil {
 				p.doc.Bands, p.doc.Pos = keys, positionOf(m.Offset, j)
-				run = append(run, probeAt{probe: *p, offset: m.Offset, batch: batch, shared: len(routes) > 1})
+				run = append(run, probeAt{probe: *p, offset: m.Offset, batch: batch, resent: resent, shared: len(routes) > 1})
 			}
 		}
 		if len(rec.finals) == 0 {
@@ -487,6 +488,16 @@ type probeAt struct {
 	offset int64
 	batch  int64 // the first offset of the front batch it came in (settling.batchAt)
 	shared bool  // its keys reach other shards too: its decision waits for its final
+	resent bool  // sent again after index.answer_timeout: its answer is not held back
+}
+
+// batchKey splits a probe record's key into its front batch's key and
+// whether the record was sent again (resentMark).
+func batchKey(k []byte) (string, bool) {
+	if n := len(k); n%8 == 1 && k[n-1] == resentMark {
+		return string(k[:n-1]), true
+	}
+	return string(k), false
 }
 
 // decide decides a run of probes, stores them with the log position next,
@@ -522,7 +533,15 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 		}
 		h := heldAnswer{offset: run[i].offset, batch: run[i].batch, reply: run[i].reply, on: d.OfPos,
 			a: answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: *d}}
-		if r.settle.holds(d, run[i].batch) {
+		switch {
+		case run[i].resent:
+			// Its front has waited index.answer_timeout: the original it waits
+			// for may be settled only by a batch that cannot be asked until
+			// this one ends (a front holds a bounded number of batches in
+			// flight, so a partition a dead front left waits behind them at
+			// its new owner).
+			r.settle.drop(h.a.source, h.a.hash)
+		case r.settle.holds(d, run[i].batch):
 			r.settle.hold(h)
 			continue
 		}

@@ -111,6 +111,12 @@ func (s *settling) holds(dec *stream.Decision, batch int64) bool {
 	return dec.OfPos != 0 && u != nil && u.batch < batch
 }
 
+// drop forgets the held answers of a document: its probe was sent again and
+// is answered now, with the cluster held here.
+func (s *settling) drop(source string, hash uint64) {
+	s.releaseHeld(func(h *heldAnswer) bool { return h.a.source == source && h.a.hash == hash }, 0)
+}
+
 // hold keeps an answer back until the document at position on is settled.
 func (s *settling) hold(h heldAnswer) { s.held = append(s.held, h) }
 

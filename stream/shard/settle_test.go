@@ -74,6 +74,13 @@ func TestSettling(t *testing.T) {
 		t.Error("a duplicate from after the replaying batch is not held")
 	}
 
+	s.drop(late.a.source, late.a.hash) // nothing held: a no-op
+	s.hold(late)
+	s.drop(late.a.source, late.a.hash)
+	if len(s.held) != 0 {
+		t.Errorf("a dropped answer is still held: %+v", s.held)
+	}
+
 	s = newSettling()
 	s.add(m, b1, 100, 7, 1111, now)
 	s.hold(dup("pages/1/5", 9, b2, 100))
@@ -84,4 +91,17 @@ func TestSettling(t *testing.T) {
 	if n != 1 || len(got) != 1 || got[0].a.dec.Cluster != 1111 {
 		t.Errorf("overdue final: expired %d, released %+v; want 1, with the cluster held", n, got)
 	}
+}
+
+func TestBatchKey(t *testing.T) {
+	f := func(key []byte, want string, resent bool) {
+		t.Helper()
+		if got, r := batchKey(key); got != want || r != resent {
+			t.Errorf("batchKey(%x) = %x, %v; want %x, %v", key, got, r, want, resent)
+		}
+	}
+	f([]byte("12345678"), "12345678", false)
+	f([]byte("12345678\x01"), "12345678", true)
+	f([]byte("1234567\x01"), "1234567\x01", false) // an 8-byte key that ends in the mark
+	f(nil, "", false)
 }
