@@ -201,7 +201,8 @@ func (in shardedInput) runInOrder(t *testing.T, bin, addr string) string {
 	produceTo(t, addr, "ordered", ordered)
 	dir := t.TempDir()
 	single := startProc(t, bin, filterEnv(addr, dir, "DEDUPSTREAM_KAFKA_GROUP=single", "DEDUPSTREAM_KAFKA_INPUT=ordered",
-		"DEDUPSTREAM_KAFKA_OUTPUT=single.out", "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s", "DEDUPSTREAM_LOG_LEVEL=info"), "run")
+		"DEDUPSTREAM_KAFKA_OUTPUT=single.out", "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=1s", "DEDUPSTREAM_LOG_LEVEL=info",
+		"DEDUPSTREAM_KAFKA_CREATE_TOPICS=true"), "run")
 	waitAllReady(t, []*proc{single}, time.Minute)
 	waitDrained(t, addr, "single", "ordered", 2*time.Minute)
 	stopProc(t, single)
