@@ -35,6 +35,7 @@ func TestSIGKILLSharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills its instances")
 	}
+	t.Parallel()
 	kills := *shardedKills
 	if kills == 0 {
 		kills = shardedKillsCI
