@@ -43,8 +43,9 @@ unit:
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
 	$(GO) vet -tags crashpoint ./cmd/dedupstream # the crash hook (crashpoint.go) the crash tests build in
-	@# -timeout: cmd/dedupstream's real-process tests take ~4 min on a quiet 2-core
-	@# machine, more than go test's default 10 min per package on a loaded one
+	@# -timeout: cmd/dedupstream's real-process tests take ~2.5 min on a quiet 2-core
+	@# machine, and can take more than go test's default 10 min per package on a
+	@# loaded one
 	$(GO) test -race -count=1 -timeout 30m ./...
 
 build:
