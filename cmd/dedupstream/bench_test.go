@@ -164,6 +164,7 @@ func TestBenchFleet(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a broker and three filter processes")
 	}
+	t.Parallel()
 	dir := benchCorpus(t, 5, 60)
 	bin := buildBinary(t)
 	out := mustRun(t, bin, os.Environ(), "bench", "--corpus", dir, "--docs", "300", "--partitions", "2",
@@ -246,6 +247,7 @@ func TestBenchBrokerLog(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the bench and its broker as processes")
 	}
+	t.Parallel()
 	dir := benchCorpus(t, 6, 20)
 	bin := buildBinary(t)
 	for _, where := range []string{"disk", "memory"} {

@@ -44,6 +44,7 @@ func TestSIGKILLSharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary and kills its instances")
 	}
+	t.Parallel()
 	kills := *shardedKills
 	if kills == 0 {
 		kills = shardedKillsCI

@@ -50,6 +50,7 @@ func TestSIGKILLCrashes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and kills the binary many times")
 	}
+	t.Parallel()
 	c := newCrashRun(t)
 	kills := *crashKills
 	if kills == 0 {

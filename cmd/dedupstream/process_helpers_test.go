@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"os"
@@ -16,8 +17,14 @@ import (
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
-// buildBinary builds dedupstream into a temporary directory, so a test can run
-// it as a real process, kill it and start it again.
+// buildBinary builds dedupstream, so a test can run it as a real process,
+// kill it and start it again.
+//
+// The tests that only drive such processes call t.Parallel: they spend most
+// of their time waiting on the processes and the brokers, so two of them
+// (go test's -parallel, GOMAXPROCS) overlap on a 2-core machine. Tests that
+// run the command in process, set the environment or kill a shared broker
+// stay sequential.
 func buildBinary(t *testing.T) string {
 	t.Helper()
 	return buildBinaryTags(t, "")
@@ -30,18 +37,46 @@ func buildCrashBinary(t *testing.T) string {
 	return buildBinaryTags(t, "crashpoint")
 }
 
+// binaries are the binaries built for the tests, one per set of build tags,
+// in a directory that TestMain removes: a dozen tests run the binary, and
+// each would otherwise link it again, in parallel tests at the same time.
+var binaries struct {
+	mu    sync.Mutex
+	dir   string
+	built map[string]string // tags → path
+}
+
 func buildBinaryTags(t *testing.T, tags string) string {
 	t.Helper()
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("no go command to build the binary with:", err)
 	}
-	bin := filepath.Join(t.TempDir(), "dedupstream")
+	binaries.mu.Lock()
+	defer binaries.mu.Unlock()
+	if bin, ok := binaries.built[tags]; ok {
+		return bin
+	}
+	if binaries.dir == "" {
+		if binaries.dir, err = os.MkdirTemp("", "dedupstream-test-bin-"); err != nil {
+			t.Fatal(err)
+		}
+		binaries.built = make(map[string]string)
+	}
+	bin := filepath.Join(binaries.dir, "dedupstream-"+cmp.Or(tags, "plain"))
 	out, err := exec.Command(gobin, "build", "-tags", tags, "-o", bin, ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
+	binaries.built[tags] = bin
 	return bin
+}
+
+// removeBinaries removes what buildBinaryTags built; TestMain calls it.
+func removeBinaries() {
+	if binaries.dir != "" {
+		os.RemoveAll(binaries.dir)
+	}
 }
 
 // processBroker starts an embedded broker with the default topics on two

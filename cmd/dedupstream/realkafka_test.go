@@ -35,6 +35,7 @@ var realBroker struct {
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	removeBinaries()
 	if b := realBroker.b; b != nil {
 		if err := b.Stop(); err != nil {
 			fmt.Fprintln(os.Stderr, "stop kafka:", err)
@@ -73,6 +74,7 @@ func realEnv(addr, dir string, extra ...string) []string {
 // creates them; with --create-topics they are created and two pages
 // produced to the input come out tagged.
 func TestRealKafkaWalkthrough(t *testing.T) {
+	t.Parallel()
 	b := kafka24(t)
 	bin := buildBinary(t)
 	args := []string{"run", "--brokers", b.Addr(), "--input", "walk", "--output", "walk.out", "--state", t.TempDir()}
@@ -117,6 +119,7 @@ func TestRealKafkaWalkthrough(t *testing.T) {
 // its outcome, and the one no output topic takes is dead-lettered
 // Oversized with the limit in its message.
 func TestRealKafkaRecordLimits(t *testing.T) {
+	t.Parallel()
 	b := kafka24(t)
 	bin := buildBinary(t)
 	ctx := context.Background()
@@ -233,6 +236,7 @@ func produceRetrying(t *testing.T, addr, topic string, msgs []kafka.Message) {
 // input partition that stopped moving, and 200 again once the topic is back
 // and the writes go through, with every record forwarded.
 func TestRealKafkaReadiness(t *testing.T) {
+	t.Parallel()
 	b := kafka24(t)
 	ctx := context.Background()
 	for _, topic := range []string{"rdy", "rdy.out", "rdy.dlq"} {

@@ -96,6 +96,7 @@ func TestShardedReuters(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four filter processes and a broker process")
 	}
+	t.Parallel()
 	in := reutersInput(t, *shardedDocs)
 	bin := buildBinary(t)
 	t.Run("burst", func(t *testing.T) { in.compareSharded(t, bin, true) })

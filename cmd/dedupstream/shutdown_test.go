@@ -23,6 +23,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
+	t.Parallel()
 	bin := buildCrashBinary(t)
 	addr, dir := processBroker(t), t.TempDir()
 	in := metricsInput(400, 0)
@@ -110,6 +111,7 @@ func restartAndCheck(t *testing.T, bin, addr, group string, env []string, in []k
 // then a second one: the process exits at once with status 130 instead of
 // waiting for the drain, and the next start replays the unfinished batch.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	p, bin, addr, env, in := heldFilter(t, "second")
 	if err := p.signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
@@ -134,6 +136,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 // shutdown_timeout + closeGrace with status 124 instead of hanging, and the
 // next start replays the held batch and loses nothing.
 func TestStopOverrunExits(t *testing.T) {
+	t.Parallel()
 	p, bin, addr, env, in := heldFilter(t, "overrun", "DEDUPSTREAM_SHUTDOWN_TIMEOUT=1s")
 	if err := p.signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)

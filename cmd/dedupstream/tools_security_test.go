@@ -24,6 +24,7 @@ import (
 // alone. The filter must forward every page; a client with no credentials
 // must be refused.
 func TestToolsOverTLSAndSCRAM(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	pki := newTestPKI(t)
 	dir := t.TempDir()

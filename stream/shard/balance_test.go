@@ -21,6 +21,7 @@ var balanceDocs = flag.Int("balance-docs", 20000, "TestShardBalance: generated p
 // pages; go test -run TestShardBalance -balance-docs 1000000 -v for the
 // figures in BENCHMARKS.md).
 func TestShardBalance(t *testing.T) {
+	t.Parallel() // with TestEveryMethodSharded: the package's two longest tests overlap
 	cfg := lsh.Config{}
 	cfg.EnsureDefaults()
 	m, err := lsh.NewMethod(cfg, nil)

@@ -35,6 +35,7 @@ func TestEveryMethodSharded(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the filter over the embedded broker for each method")
 	}
+	t.Parallel() // with TestShardBalance: the package's two longest tests overlap
 	pages := genPages(t, 300)
 	for _, name := range []string{lsh.MethodMinHash, lsh.MethodOPH, lsh.MethodBottomK, lsh.MethodModM,
 		lsh.MethodFull, lsh.MethodSuperShingle, lsh.MethodSimHash} {
