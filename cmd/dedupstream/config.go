@@ -38,7 +38,7 @@ type Config struct {
 	Index shard.Config `yaml:"index"`
 	// MemoryLimit is a soft limit of the process's Go memory in bytes
 	// (debug.SetMemoryLimit): the collector works harder as it nears it. 0 =
-	// automatic (memlimit.go), -1 = none.
+	// automatic (state/memlimit), -1 = none.
 	MemoryLimit int64       `yaml:"memory_limit"`
 	Admin       AdminConfig `yaml:"admin"`
 	Log         LogConfig   `yaml:"log"`
