@@ -18,7 +18,6 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
-	"github.com/dedupstream/dedupstream/stream/compat"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -52,7 +51,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkKafka(&cfg, sec, log.Named("stream")); err != nil {
+	if err := stream.CheckKafka(&cfg.Config, sec, cfg.Index.Shards > 0, log.Named("stream")); err != nil {
 		return nil, err
 	}
 	a := &app{cfg: cfg, log: log, method: method, reg: reg, unlimit: func() {}}
@@ -95,33 +94,6 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 		}
 	}
 	return a, nil
-}
-
-// checkKafka checks, before anything joins a group or writes, that the
-// brokers take the requests this configuration sends (stream.CheckBrokers)
-// and that its topics exist (stream.CheckTopics, which creates the missing
-// ones with kafka.create_topics), and sizes the writers and the largest
-// record to the topics' max.message.bytes (stream.SizeWriters). With no
-// broker reachable it leaves the configured bounds; the reader keeps trying.
-func checkKafka(cfg *Config, sec stream.Security, log *zap.Logger) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sharded := cfg.Index.Shards > 0
-	reached, err := stream.CheckBrokers(ctx, cfg.Kafka, sec, compat.Needs{Sharded: sharded, SASL: sec.SASL != nil, CreateTopics: cfg.Kafka.CreateTopics}, log)
-	if err != nil || !reached {
-		return err
-	}
-	topics, err := stream.CheckTopics(ctx, cfg.Kafka, sec, log)
-	if err != nil {
-		return err
-	}
-	record, why := stream.SizeWriters(&cfg.Kafka, topics, sharded)
-	if record < cfg.Decode.MaxMessageBytes {
-		cfg.Decode.TopicLimit, cfg.Decode.TopicLimitWhy = record, why
-	}
-	log.Info("topics checked", zap.Int("max_batch_bytes", cfg.Kafka.MaxBatchBytes), zap.Int("max_record_bytes", cfg.Decode.RecordLimit()),
-		zap.String("limit", why))
-	return nil
 }
 
 // openIndex opens the single-instance state, or in sharded mode creates or
