@@ -11,7 +11,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/lsh"
@@ -96,8 +95,8 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	return a, nil
 }
 
-// openIndex opens the single-instance state, or in sharded mode creates or
-// checks the internal topics and builds the front and the shard server.
+// openIndex opens the single-instance state, or in sharded mode the front
+// and the shard server (shard.Open).
 func (a *app) openIndex(deps *stream.Deps) error {
 	cfg := a.cfg
 	if cfg.Index.Shards == 0 {
@@ -110,22 +109,14 @@ func (a *app) openIndex(deps *stream.Deps) error {
 		a.store, deps.Index = store, store
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	client := &kafka.Client{Addr: kafka.TCP(cfg.Kafka.Brokers...), Transport: deps.Security.Transport(cfg.Kafka.ClientID)}
-	defer client.Transport.(*kafka.Transport).CloseIdleConnections()
-	top, err := shard.EnsureTopics(ctx, client, cfg.Kafka.Input, cfg.Kafka.Group, cfg.Index, cfg.State.TTL)
+	var err error
+	a.front, a.shards, err = shard.Open(cfg.Index, shard.ServerOptions{
+		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.ContainmentThreshold(),
+		State: cfg.State, Logger: a.log.Named("shard"), Registry: a.reg,
+	})
 	if err != nil {
 		return err
 	}
-	a.log.Info("sharded index", zap.Int("shards", top.Shards), zap.Int("input_partitions", top.InputPartitions),
-		zap.String("sequence", shard.SequenceTopic(cfg.Kafka.Group)), zap.String("answers", shard.AnswersTopic(cfg.Kafka.Group)))
-	log := a.log.Named("shard")
-	a.front = shard.NewFront(cfg.Index, top, shard.FrontOptions{Kafka: cfg.Kafka, Security: deps.Security, Logger: log, Registry: a.reg})
-	a.shards = shard.NewServer(cfg.Index, top, shard.ServerOptions{
-		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.ContainmentThreshold(),
-		State: cfg.State, Logger: log, Registry: a.reg,
-	})
 	deps.Sharded = a.front
 	return nil
 }
