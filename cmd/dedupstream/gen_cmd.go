@@ -12,6 +12,9 @@ import (
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
+// toolsClient is the client id of the records gen produces.
+const toolsClient = "dedupstream-tools"
+
 // genOptions are the flags of dedupstream gen.
 type genOptions struct {
 	pages                       int
