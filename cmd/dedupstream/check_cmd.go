@@ -11,10 +11,7 @@ import (
 // without changing anything (stream.WriteCheck).
 func cmdCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, load := flagSet("check", stderr)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := load()
+	cfg, err := parseConfig(fs, load, args)
 	if err != nil {
 		return err
 	}

@@ -75,6 +75,15 @@ func applyFlags(fs *flag.FlagSet, cfg *Config) error {
 	return err
 }
 
+// parseConfig parses args with fs, then loads the configuration with load
+// (flagSet's).
+func parseConfig(fs *flag.FlagSet, load func() (Config, error), args []string) (Config, error) {
+	if err := parse(fs, args); err != nil {
+		return Config{}, err
+	}
+	return load()
+}
+
 // parse parses args, mapping flag-package failures to errUsage.
 func parse(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {

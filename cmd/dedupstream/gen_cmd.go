@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
@@ -125,20 +124,4 @@ func orNone(v float64) float64 {
 		return -1
 	}
 	return v
-}
-
-// writeFile creates path and writes it with fn; an empty path writes nothing.
-func writeFile(path string, fn func(io.Writer) error) error {
-	if path == "" {
-		return nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
 }

@@ -27,15 +27,11 @@ func cmdOffline(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprint(stderr, offlineUsage)
 		return errUsage
 	}
+	cmds := map[string]command{"cluster": cmdOfflineCluster, "fim": cmdOfflineFIM, "report": cmdOfflineReport, "pairs": cmdOfflinePairs}
+	if cmd, ok := cmds[args[0]]; ok {
+		return cmd(ctx, args[1:], stdout, stderr)
+	}
 	switch args[0] {
-	case "cluster":
-		return cmdOfflineCluster(ctx, args[1:], stdout, stderr)
-	case "fim":
-		return cmdOfflineFIM(ctx, args[1:], stdout, stderr)
-	case "report":
-		return cmdOfflineReport(ctx, args[1:], stdout, stderr)
-	case "pairs":
-		return cmdOfflinePairs(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, offlineUsage)
 		return flag.ErrHelp

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -12,7 +13,7 @@ import (
 // cmdOfflinePairs compares our duplicate pairs with a reference list, as the
 // papers do: pairs on each side, common pairs, pairs only in ours and only in
 // theirs, the one-sided pairs written as CSV.
-func cmdOfflinePairs(args []string, stdout, stderr io.Writer) error {
+func cmdOfflinePairs(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("offline pairs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	ours := fs.String("ours", "", "our pairs: a pair list, a clustering file, or a state directory (required)")

@@ -127,19 +127,28 @@ func fetchBackup(ctx context.Context, from string) (io.ReadCloser, error) {
 	return resp.Body, nil
 }
 
-// writeOut calls write with the file out, created only now, or stdout if out
-// is empty. A failed write removes the file: a cut backup must not be
-// mistaken for one.
+// writeOut calls write with the file out (writeFile), or stdout if out is
+// empty.
 func writeOut(out string, stdout io.Writer, write func(io.Writer) error) error {
 	if out == "" {
 		return write(stdout)
 	}
-	f, err := os.Create(out)
+	return writeFile(out, write)
+}
+
+// writeFile creates path, only now, and writes it with write; an empty path
+// writes nothing. A failed write removes the file: a cut backup or page file
+// must not be mistaken for a whole one.
+func writeFile(path string, write func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	if err = errors.Join(write(f), f.Close()); err != nil {
-		return errors.Join(err, os.Remove(out))
+		return fmt.Errorf("write %s: %w", path, errors.Join(err, os.Remove(path)))
 	}
 	return nil
 }

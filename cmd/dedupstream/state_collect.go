@@ -21,10 +21,7 @@ import (
 // settings, sketch.*), and --state names the new directory.
 func cmdStateCollect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, load := flagSet("state collect", stderr)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := load()
+	cfg, err := parseConfig(fs, load, args)
 	if err != nil {
 		return err
 	}
