@@ -222,19 +222,11 @@ func (c *Config) methodWith(vocab *vocab.Vocabulary) (lsh.Method, error) {
 	return m, nil
 }
 
-// readVocabulary reads a vocabulary file; nil for an empty path.
+// readVocabulary reads a vocabulary file (vocab.ReadFile); nil for an empty
+// path.
 func readVocabulary(path string) (*vocab.Vocabulary, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("vocabulary: %w", err)
-	}
-	defer f.Close()
-	v, err := vocab.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
-	}
-	return v, nil
+	return vocab.ReadFile(path)
 }
