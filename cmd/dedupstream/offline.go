@@ -51,7 +51,7 @@ func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs.IntVar(&o.MinSupport, "min-support", 0, "absolute minimum support, at least 1 (required)")
 	fs.BoolVar(&o.Maximal, "maximal", false, "mine maximal instead of closed itemsets")
 	out := fs.String("out", "", `write the itemsets here, one per line as "item item (support)"`)
-	timeout := fs.Duration("timeout", 0, "stop mining after this long (0: no limit)")
+	fs.DurationVar(&o.Timeout, "timeout", 0, "stop mining after this long (0: no limit)")
 	fs.IntVar(&o.MaxItemsets, "max-itemsets", 0, "stop after this many itemsets (0: no limit)")
 	fs.Int64Var(&o.MaxMemory, "max-memory", 0, "stop when working memory would exceed this many bytes (0: no limit)")
 	startProgress := progressFlag(fs, stderr)
@@ -70,11 +70,6 @@ func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer)
 	ds, err := readFIMIFile(*input, stdout)
 	if err != nil {
 		return err
-	}
-	if *timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
 	}
 	bar := startProgress("mine", "itemsets", 0)
 	o.Progress = func(n int64) { bar.Set(n) }
