@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -115,8 +114,7 @@ func corpusBodies(path string) bench.Bodies {
 
 func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	var o benchOptions
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bench", stderr)
 	fs.IntVar(&o.docs, "docs", 100000, "documents to produce and filter")
 	fs.StringVar(&o.corpus, "corpus", "", "corpus whose documents (and word-shuffled variants past its size) are the input (default: 20news-bydate.tar.gz in the shared/corpora beside the repository)")
 	fs.StringVar(&o.brokers, "brokers", "", "use these brokers instead of starting an embedded broker process")

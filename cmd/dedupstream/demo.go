@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -106,8 +105,7 @@ func demoBroker(o demoOptions) (string, demoSecurity, func(), error) {
 
 func parseDemo(args []string, stderr io.Writer) (demoOptions, error) {
 	var o demoOptions
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("demo", stderr)
 	fs.IntVar(&o.pages, "pages", 3000, "generated pages to produce (without --corpus)")
 	fs.StringVar(&o.corpus, "corpus", "", "real documents to wrap as pages: a directory, a .jsonl file, or ../shared/corpora/{reuters21578,20news-bydate}.tar.gz")
 	fs.IntVar(&o.limit, "limit", 2000, "documents to read from --corpus (0: all)")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -78,8 +77,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 func parseGen(args []string, stderr io.Writer) (genOptions, error) {
 	var o genOptions
-	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("gen", stderr)
 	fs.IntVar(&o.pages, "pages", 1000, "synthetic pages to generate (without --corpus)")
 	fs.StringVar(&o.corpus, "corpus", "", "real documents to wrap and copy: a directory, a .jsonl file, or a Reuters/20 Newsgroups .tar.gz")
 	fs.IntVar(&o.limit, "limit", 0, "documents to read from --corpus (0: all)")

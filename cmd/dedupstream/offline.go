@@ -44,8 +44,7 @@ func cmdOffline(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // cmdOfflineFIM mines a FIMI file and reports the number of itemsets and the
 // time taken, optionally writing the itemsets out.
 func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("offline fim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("offline fim", stderr)
 	input := fs.String("input", "", "FIMI file: one transaction per line, space-separated item ids (required)")
 	var o fim.Options
 	fs.IntVar(&o.MinSupport, "min-support", 0, "absolute minimum support, at least 1 (required)")

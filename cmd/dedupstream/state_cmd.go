@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,8 +34,7 @@ func cmdState(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if args[0] == "collect" {
 		return cmdStateCollect(ctx, args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("state "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("state "+args[0], stderr)
 	dir := fs.String("state", "./data", "state directory")
 	from := fs.String("from", "", "backup: admin URL of a running filter, e.g. http://127.0.0.1:9090")
 	out := fs.String("out", "", "backup: file to write (default stdout)")
