@@ -42,7 +42,7 @@ unit:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed:"; echo "$$unformatted"; exit 1; fi
 	$(GO) vet ./...
-	$(GO) vet -tags crashpoint ./cmd/dedupstream # the crash hook (crashpoint.go) the crash tests build in
+	$(GO) vet -tags crashpoint ./cmd/dedupstream # the crash hook (crashpoint.go, stream/crashpoint) the crash tests build in
 	@# -timeout: cmd/dedupstream's real-process tests take ~2.5 min on a quiet 2-core
 	@# machine, and can take more than go test's default 10 min per package on a
 	@# loaded one

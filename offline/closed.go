@@ -33,6 +33,9 @@ type ClosedOptions struct {
 	// once: when they do not fit, the state is read in more passes, each
 	// taking a share of the fingerprints. 0 means DefaultSortMemory.
 	SortMemory int64
+	// Timeout, when positive, stops reading and mining after this long, as
+	// a context deadline does.
+	Timeout time.Duration
 	// WriteBack stores the flat clustering's cluster ids in state.
 	WriteBack bool
 	// Progress, if set, is called every 10,000 documents of the first pass.
@@ -112,6 +115,11 @@ func ClosedClusters(ctx context.Context, st *state.Store, m lsh.Method, o Closed
 	}
 	if _, err := lsh.Fingerprints(m, nil, nil); errors.Is(err, lsh.ErrNoFingerprints) {
 		return nil, fmt.Errorf("closed sets: %w", err)
+	}
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
 	}
 	start := time.Now()
 	cx, docs, err := buildContext(ctx, st, m, o)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math/bits"
 	"math/rand/v2"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/offline"
@@ -318,5 +320,16 @@ func TestClosedMaxSets(t *testing.T) {
 	}
 	if _, err := offline.ClosedClusters(context.Background(), st, fullMethod(t), offline.ClosedOptions{}); err == nil {
 		t.Error("min common 0 accepted")
+	}
+}
+
+// TestClosedTimeout: Timeout ends the run as a context deadline does,
+// with an error or with mining stopped for it.
+func TestClosedTimeout(t *testing.T) {
+	ids, sets := readContext(t, "testdata/closed/context.txt")
+	st := storeSets(t, ids, sets)
+	res, err := offline.ClosedClusters(context.Background(), st, fullMethod(t), offline.ClosedOptions{MinCommon: 1, Timeout: time.Nanosecond})
+	if !errors.Is(err, context.DeadlineExceeded) && (err != nil || res.Mining.Stopped != context.DeadlineExceeded.Error()) {
+		t.Errorf("timeout of 1ns: %v, %+v", err, res)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+
+	"github.com/dedupstream/dedupstream/state"
 )
 
 // shardName is a shard directory's name under shards/ (shard.ShardDir).
@@ -29,4 +31,16 @@ func NotSharded(dir string) error {
 		return fmt.Errorf("state %s is one shard of a sharded filter (index.shards > 0), which holds only the documents whose keys it owns: %s", dir, collect)
 	}
 	return nil
+}
+
+// OpenState opens the state of a stopped filter, so.Dir, for re-clustering:
+// it refuses a sharded filter's directory (NotSharded), runs no value-log
+// GC, and raises the candidate caps to at least 1,000 so that popular
+// buckets are read whole.
+func OpenState(so state.Options) (*state.Store, error) {
+	if err := NotSharded(so.Dir); err != nil {
+		return nil, err
+	}
+	so.MaxCandidates, so.MaxBucket, so.GCInterval = max(so.MaxCandidates, 1000), max(so.MaxBucket, 1000), -1
+	return state.Open(so)
 }

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/dedupstream/dedupstream/state"
 )
 
 // TestNotSharded refuses a sharded instance's state directory and one of its
@@ -26,4 +28,23 @@ func TestNotSharded(t *testing.T) {
 	f(filepath.Join(sharded, "shards", "003"), "is one shard of a sharded filter")
 	f(root, "")
 	f("", "")
+}
+
+// TestOpenState refuses a sharded instance's state and opens any other,
+// running no value-log GC.
+func TestOpenState(t *testing.T) {
+	sharded := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(sharded, "shards", "000"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := OpenState(state.Options{Dir: sharded}); err == nil || !strings.Contains(err.Error(), "is a sharded filter's") {
+		t.Errorf("OpenState of a sharded root: %v", err)
+	}
+	st, err := OpenState(state.Options{Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		t.Error(err)
+	}
 }

@@ -10,7 +10,7 @@ import (
 )
 
 // TLSConfig is the client side of TLS to the brokers. The files are read by
-// the caller, which builds Security from them.
+// the caller, which passes its reader to NewSecurity.
 type TLSConfig struct {
 	Enabled bool `yaml:"enabled"`
 	// CAFile is a PEM bundle of the CAs that sign the brokers' certificates;
@@ -74,7 +74,7 @@ func (s *Secret) UnmarshalText(b []byte) error {
 }
 
 // Security is how the pipeline's connections to the brokers are encrypted and
-// authenticated, built from TLSConfig and SASLConfig by the caller.
+// authenticated, built from TLSConfig and SASLConfig by NewSecurity.
 type Security struct {
 	TLS  *tls.Config    // nil: plaintext
 	SASL sasl.Mechanism // nil: no authentication

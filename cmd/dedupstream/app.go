@@ -11,14 +11,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
-	"github.com/dedupstream/dedupstream/stream/compat"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -52,7 +50,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkKafka(&cfg, sec, log.Named("stream")); err != nil {
+	if err := stream.CheckKafka(&cfg.Config, sec, cfg.Index.Shards > 0, log.Named("stream")); err != nil {
 		return nil, err
 	}
 	a := &app{cfg: cfg, log: log, method: method, reg: reg, unlimit: func() {}}
@@ -97,35 +95,8 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	return a, nil
 }
 
-// checkKafka checks, before anything joins a group or writes, that the
-// brokers take the requests this configuration sends (stream.CheckBrokers)
-// and that its topics exist (stream.CheckTopics, which creates the missing
-// ones with kafka.create_topics), and sizes the writers and the largest
-// record to the topics' max.message.bytes (stream.SizeWriters). With no
-// broker reachable it leaves the configured bounds; the reader keeps trying.
-func checkKafka(cfg *Config, sec stream.Security, log *zap.Logger) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	sharded := cfg.Index.Shards > 0
-	reached, err := stream.CheckBrokers(ctx, cfg.Kafka, sec, compat.Needs{Sharded: sharded, SASL: sec.SASL != nil, CreateTopics: cfg.Kafka.CreateTopics}, log)
-	if err != nil || !reached {
-		return err
-	}
-	topics, err := stream.CheckTopics(ctx, cfg.Kafka, sec, log)
-	if err != nil {
-		return err
-	}
-	record, why := stream.SizeWriters(&cfg.Kafka, topics, sharded)
-	if record < cfg.Decode.MaxMessageBytes {
-		cfg.Decode.TopicLimit, cfg.Decode.TopicLimitWhy = record, why
-	}
-	log.Info("topics checked", zap.Int("max_batch_bytes", cfg.Kafka.MaxBatchBytes), zap.Int("max_record_bytes", cfg.Decode.RecordLimit()),
-		zap.String("limit", why))
-	return nil
-}
-
-// openIndex opens the single-instance state, or in sharded mode creates or
-// checks the internal topics and builds the front and the shard server.
+// openIndex opens the single-instance state, or in sharded mode the front
+// and the shard server (shard.Open).
 func (a *app) openIndex(deps *stream.Deps) error {
 	cfg := a.cfg
 	if cfg.Index.Shards == 0 {
@@ -138,22 +109,14 @@ func (a *app) openIndex(deps *stream.Deps) error {
 		a.store, deps.Index = store, store
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	client := &kafka.Client{Addr: kafka.TCP(cfg.Kafka.Brokers...), Transport: deps.Security.Transport(cfg.Kafka.ClientID)}
-	defer client.Transport.(*kafka.Transport).CloseIdleConnections()
-	top, err := shard.EnsureTopics(ctx, client, cfg.Kafka.Input, cfg.Kafka.Group, cfg.Index, cfg.State.TTL)
+	var err error
+	a.front, a.shards, err = shard.Open(cfg.Index, shard.ServerOptions{
+		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.ContainmentThreshold(),
+		State: cfg.State, Logger: a.log.Named("shard"), Registry: a.reg,
+	})
 	if err != nil {
 		return err
 	}
-	a.log.Info("sharded index", zap.Int("shards", top.Shards), zap.Int("input_partitions", top.InputPartitions),
-		zap.String("sequence", shard.SequenceTopic(cfg.Kafka.Group)), zap.String("answers", shard.AnswersTopic(cfg.Kafka.Group)))
-	log := a.log.Named("shard")
-	a.front = shard.NewFront(cfg.Index, top, shard.FrontOptions{Kafka: cfg.Kafka, Security: deps.Security, Logger: log, Registry: a.reg})
-	a.shards = shard.NewServer(cfg.Index, top, shard.ServerOptions{
-		Kafka: cfg.Kafka, Batch: cfg.Batch, Security: deps.Security, Method: a.method, Containment: cfg.Sketch.ContainmentThreshold(),
-		State: cfg.State, Logger: log, Registry: a.reg,
-	})
 	deps.Sharded = a.front
 	return nil
 }

@@ -2,11 +2,8 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime"
 	"time"
 
 	"go.uber.org/zap"
@@ -54,14 +51,12 @@ type benchOptions struct {
 	failover  bool // then SIGKILL the last instance and time until the others serve every shard
 	standbys  int  // index.standbys of the fleet
 	contain   bool // sketch.contain
-	// pageReporting is this machine's, read at the start (not a flag).
-	pageReporting bench.PageReporting
 }
 
-// cmdBench measures the filter end to end: it produces documents to a broker
-// (a separate embedded-broker process by default), runs a plain
-// consume→produce passthrough over them, then the filter with state on disk,
-// and prints throughput, CPU, memory and state size for both.
+// cmdBench measures the filter end to end (bench.Execute): it produces
+// documents to a broker (a separate embedded-broker process by default), runs
+// a plain consume→produce passthrough over them, then the filter with state
+// on disk, and prints throughput, CPU, memory and state size for both.
 func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	o, err := parseBench(args, stderr)
 	if err != nil {
@@ -76,58 +71,38 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer stop()
-	bytes, err := bench.Produce(ctx, cl, bench.Input, src, o.docs)
-	if err != nil {
-		return err
-	}
-	bench.ReleaseMemory()
-	where := cl.Addr
+	bo := bench.Options{Docs: o.docs, Partitions: o.partitions, Src: src, StateDir: o.stateDir,
+		LatencyDocs: o.latencyDocs, Rate: o.rate, Timeline: o.timeline}
 	if o.brokers == "" {
-		where += " (embedded broker, log on " + o.brokerLog + ")"
-	}
-	fmt.Fprintf(stdout, "bench: %d documents (%.1f MB, %s) on %s, %d partitions, GOMAXPROCS %d\n",
-		o.docs, float64(bytes)/1e6, src.Name, where, o.partitions, runtime.GOMAXPROCS(0))
-	o.pageReporting = bench.ReadPageReporting("/")
-	bench.WritePageReporting(stdout, o.pageReporting)
-	var pass *bench.FilterRun
-	if o.passthrough {
-		if pass, err = runPassthrough(ctx, cl, o); err != nil {
-			return err
-		}
-		bench.ReleaseMemory()
+		bo.Where = " (embedded broker, log on " + o.brokerLog + ")"
 	}
 	if o.instances > 0 {
 		fo, err := fleetOptions(o, src, cl.Addr)
 		if err != nil {
 			return err
 		}
-		run, err := bench.RunFleet(ctx, cl, fo)
-		if err != nil {
-			return err
+		bo.Fleet = &fo
+	}
+	return bench.Execute(ctx, stdout, cl, bo, benchRuns(cl, o))
+}
+
+// benchRuns are the pipelines the bench measures, built from o.
+func benchRuns(cl bench.Cluster, o benchOptions) bench.Runs {
+	r := bench.Runs{
+		Filter: func(ctx context.Context, dir string) (*bench.FilterRun, error) {
+			return runFilterBench(ctx, cl, o, dir)
+		},
+		FilterLatency: func(ctx context.Context, dir string, docs *bench.Encoded) (*bench.LatencyRun, error) {
+			return filterLatency(ctx, cl, o, dir, docs)
+		},
+	}
+	if o.passthrough {
+		r.Passthrough = func(ctx context.Context) (*bench.FilterRun, error) { return runPassthrough(ctx, cl, o) }
+		r.PassLatency = func(ctx context.Context, docs *bench.Encoded) (*bench.LatencyRun, error) {
+			return passthroughLatency(ctx, cl, o, docs)
 		}
-		bench.WriteFleet(stdout, pass, run, o.pageReporting)
-		return nil
 	}
-	dir, cleanup, err := benchStateDir(o)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	run, err := runFilterBench(ctx, cl, o, dir)
-	if err != nil {
-		return err
-	}
-	bench.WriteThroughput(stdout, bytes, pass, run)
-	var floor, lpass, lrun *bench.LatencyRun
-	if o.latencyDocs > 0 {
-		ld := bench.NewLatencyDocs(src, o.docs, o.latencyDocs, o.rate, float64(run.Counts.Records)/run.Elapsed.Seconds())
-		if floor, lpass, lrun, err = benchLatency(ctx, cl, o, dir, ld); err != nil {
-			return err
-		}
-		bench.WriteLatency(stdout, ld, run.StateDocs, floor, lpass, lrun, o.timeline)
-	}
-	bench.WriteSummary(stdout, o.docs, o.pageReporting, pass, run, floor, lpass, lrun)
-	return nil
+	return r
 }
 
 // corpusBodies reads the bodies of the corpus at path (corpus.Read).
@@ -137,37 +112,9 @@ func corpusBodies(path string) bench.Bodies {
 	}
 }
 
-// benchStateDir returns the filter's state directory: o.stateDir, or a
-// temporary one that cleanup removes.
-func benchStateDir(o benchOptions) (string, func(), error) {
-	if o.stateDir != "" {
-		return o.stateDir, func() {}, nil
-	}
-	dir, err := os.MkdirTemp("", "dedupstream-bench-*")
-	if err != nil {
-		return "", nil, err
-	}
-	return dir, func() { os.RemoveAll(dir) }, nil
-}
-
-// benchLatency runs the latency mode (bench.LatencyMode): the filter on the
-// state of the throughput run in dir, and the passthrough with o.passthrough.
-func benchLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, ld bench.LatencyDocs) (floor, pass, filter *bench.LatencyRun, err error) {
-	var passRun bench.LatencyRunner
-	if o.passthrough {
-		passRun = func(ctx context.Context, docs *bench.Encoded) (*bench.LatencyRun, error) {
-			return passthroughLatency(ctx, cl, o, docs)
-		}
-	}
-	return bench.LatencyMode(ctx, cl, o.partitions, ld, passRun, func(ctx context.Context, docs *bench.Encoded) (*bench.LatencyRun, error) {
-		return filterLatency(ctx, cl, o, dir, docs)
-	})
-}
-
 func parseBench(args []string, stderr io.Writer) (benchOptions, error) {
 	var o benchOptions
-	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("bench", stderr)
 	fs.IntVar(&o.docs, "docs", 100000, "documents to produce and filter")
 	fs.StringVar(&o.corpus, "corpus", "", "corpus whose documents (and word-shuffled variants past its size) are the input (default: 20news-bydate.tar.gz in the shared/corpora beside the repository)")
 	fs.StringVar(&o.brokers, "brokers", "", "use these brokers instead of starting an embedded broker process")

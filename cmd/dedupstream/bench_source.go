@@ -4,9 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
-	"strconv"
-	"strings"
 
 	"github.com/dedupstream/dedupstream/stream/bench"
 )
@@ -28,21 +25,5 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 	if err != nil {
 		return bench.Cluster{}, nil, err
 	}
-	cmd := exec.CommandContext(ctx, exe, "broker", "--listen", "127.0.0.1:0",
-		"--topics", strings.Join(bench.Topics(), ","), "--partitions", strconv.Itoa(o.partitions),
-		"--min-session-timeout", "100ms") // fleet mode: instances that stop leave the group at once
-	removeLog := func() {}
-	if o.brokerLog == "disk" {
-		// An in-memory log lives on the broker's Go heap, which only grows:
-		// during a 1M-document run's latency mode, perf put half the broker's
-		// CPU in the kernel zeroing fresh pages for it (dedupstream bench).
-		// A log in files is held by the page cache.
-		dir, err := os.MkdirTemp("", "dedupstream-bench-broker-*")
-		if err != nil {
-			return bench.Cluster{}, nil, err
-		}
-		removeLog = func() { os.RemoveAll(dir) }
-		cmd.Args = append(cmd.Args, "--data", dir)
-	}
-	return bench.StartBroker(cmd, removeLog)
+	return bench.BrokerProcess(ctx, exe, o.partitions, o.brokerLog == "disk")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -15,8 +14,7 @@ import (
 
 // cmdBroker runs an embedded Kafka-protocol broker until signalled.
 func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("broker", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("broker", stderr)
 	listen := fs.String("listen", "127.0.0.1:9092", "loopback host:port to listen on")
 	topics := fs.String("topics", "pages,pages.out,pages.dlq", "comma-separated topics to create")
 	parts := fs.Int("partitions", 1, "partitions per created topic")

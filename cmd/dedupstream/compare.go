@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -16,7 +17,7 @@ import (
 
 // cmdCompare prints every measure and every method's estimate for two
 // documents: "why was this a duplicate?".
-func cmdCompare(args []string, stdout, stderr io.Writer) error {
+func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, load := flagSet("compare", stderr)
 	vocabPath := fs.String("vocab", "", "vocabulary file: enables tf-idf cosine, imatch and simhash idf (default: config key vocabulary)")
 	fs.Usage = func() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -61,7 +62,7 @@ func TestCompareRepeatedRuns(t *testing.T) {
 			{[]string{"--config", countCfg}, "simhash64-k6b8-w5", "yes", 0, 6},
 		} {
 			var out, errb bytes.Buffer
-			if err := cmdCompare(append(c.args, a, b), &out, &errb); err != nil {
+			if err := cmdCompare(context.Background(), append(c.args, a, b), &out, &errb); err != nil {
 				t.Fatalf("compare: %v %s", err, errb.String())
 			}
 			s := out.String()
@@ -104,7 +105,7 @@ func TestCompareModMShortPage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
-	if err := cmdCompare([]string{a, b}, &out, &errb); err != nil {
+	if err := cmdCompare(context.Background(), []string{a, b}, &out, &errb); err != nil {
 		t.Fatalf("compare: %v %s", err, errb.String())
 	}
 	s := out.String()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -36,7 +37,7 @@ func comparePages(t *testing.T) (long, short string) {
 func TestCompareFiles(t *testing.T) {
 	long, short := comparePages(t)
 	var out, errb bytes.Buffer
-	if err := cmdCompare([]string{short, long}, &out, &errb); err != nil {
+	if err := cmdCompare(context.Background(), []string{short, long}, &out, &errb); err != nil {
 		t.Fatalf("compare: %v %s", err, errb.String())
 	}
 	s := out.String()
@@ -98,7 +99,7 @@ func TestCompareStored(t *testing.T) {
 		t.Fatal(err)
 	}
 	args = append(args, "--config", cfgPath, short, "http://x/long")
-	if err := cmdCompare(args, &out, &errb); err != nil {
+	if err := cmdCompare(context.Background(), args, &out, &errb); err != nil {
 		t.Fatalf("compare: %v %s", err, errb.String())
 	}
 	s := out.String()
@@ -106,7 +107,7 @@ func TestCompareStored(t *testing.T) {
 		t.Errorf("compare with a stored document:\n%s", s)
 	}
 	out.Reset()
-	err = cmdCompare([]string{"--state", dir, short, "http://x/long"}, &out, &errb)
+	err = cmdCompare(context.Background(), []string{"--state", dir, short, "http://x/long"}, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "differs from configured") {
 		t.Errorf("compare with minhash against a modm state: %v, want a sketch mismatch", err)
 	}

@@ -38,7 +38,7 @@ type Config struct {
 	Index shard.Config `yaml:"index"`
 	// MemoryLimit is a soft limit of the process's Go memory in bytes
 	// (debug.SetMemoryLimit): the collector works harder as it nears it. 0 =
-	// automatic (memlimit.go), -1 = none.
+	// automatic (state/memlimit), -1 = none.
 	MemoryLimit int64       `yaml:"memory_limit"`
 	Admin       AdminConfig `yaml:"admin"`
 	Log         LogConfig   `yaml:"log"`
@@ -222,19 +222,11 @@ func (c *Config) methodWith(vocab *vocab.Vocabulary) (lsh.Method, error) {
 	return m, nil
 }
 
-// readVocabulary reads a vocabulary file; nil for an empty path.
+// readVocabulary reads a vocabulary file (vocab.ReadFile); nil for an empty
+// path.
 func readVocabulary(path string) (*vocab.Vocabulary, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("vocabulary: %w", err)
-	}
-	defer f.Close()
-	v, err := vocab.Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
-	}
-	return v, nil
+	return vocab.ReadFile(path)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 
@@ -10,12 +11,9 @@ import (
 // cmdConfig prints the effective configuration — defaults, then the file, the
 // DEDUPSTREAM_* environment and the flags — as YAML. Secrets (the SASL
 // password) print as "[redacted]".
-func cmdConfig(args []string, stdout, stderr io.Writer) error {
+func cmdConfig(_ context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, load := flagSet("config", stderr)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := load()
+	cfg, err := parseConfig(fs, load, args)
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/state/memlimit"
 	"github.com/dedupstream/dedupstream/stream"
 )
 
@@ -132,13 +133,13 @@ func TestMemoryLimit(t *testing.T) {
 	}
 	// three 8 MiB memtables of ~1.3 × their size and a level-0 table: 39.2 MiB,
 	// and the headroom: under the floor until the state has grown
-	f("", 0, memoryFloor)
-	f("", 100*mib, 392*mib/10+125*mib+memoryHeadroom)
-	f("", 80*mib, memoryFloor)
-	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 0, memoryFloor)
-	f("state:\n  memtable_bytes: 67108864\n  num_memtables: 2\n", 0, 36*64*mib/10+memoryHeadroom)
+	f("", 0, memlimit.Floor)
+	f("", 100*mib, 392*mib/10+125*mib+memlimit.Headroom)
+	f("", 80*mib, memlimit.Floor)
+	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 0, memlimit.Floor)
+	f("state:\n  memtable_bytes: 67108864\n  num_memtables: 2\n", 0, 36*64*mib/10+memlimit.Headroom)
 	// four shard stores of two 16 MiB memtables each
-	f("index:\n  shards: 4\n", 0, 4*(36*16*mib/10)+memoryHeadroom)
+	f("index:\n  shards: 4\n", 0, 4*(36*16*mib/10)+memlimit.Headroom)
 	f("memory_limit: 1073741824\n", 20*mib, 1024*mib)
 	f("memory_limit: -1\n", 0, 0)
 	f("state:\n  dir: \"\"\n  in_memory: true\n", 0, 0)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -10,12 +9,10 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/segmentio/kafka-go"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/offline/lab/demo"
 	"github.com/dedupstream/dedupstream/stream"
-	"github.com/dedupstream/dedupstream/stream/embedded"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -72,22 +69,8 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			o.instances, o.shards, shard.SequenceTopic(cfg.Kafka.Group), shard.AnswersTopic(cfg.Kafka.Group))
 	}
 	fmt.Fprintln(stdout)
-	demo.StampInOrder(pages.Msgs)
-	var res demo.Result
-	if o.instances > 1 {
-		res, err = runDemoFleet(ctx, cfg, addr, o, pages.Msgs, stdout, stderr)
-	} else if err = embedded.Produce(ctx, sec.security.Transport(toolsClient), addr, "pages", pages.Msgs); err == nil {
-		res, err = runDemoFilter(ctx, cfg, len(pages.Msgs), o.verbose, stderr)
-	}
-	if err != nil {
-		return err
-	}
-	out, err := demo.ReadOutputs(ctx, sec.security.Dialer("dedupstream-demo"), addr, cfg.Kafka.Output, cfg.Kafka.Duplicates, cfg.Kafka.DeadLetter)
-	if err != nil {
-		return err
-	}
-	demo.WriteSummary(stdout, pages, res.Counts, res.Elapsed, out, o.examples)
-	return nil
+	return demo.Execute(ctx, stdout, demo.Setup{Pages: pages, Addr: addr, Security: sec.security, Instances: o.instances,
+		New: demoInstances(cfg, o, stderr), Examples: o.examples})
 }
 
 // demoSecurity is the demo's connections' security and the configuration
@@ -113,10 +96,7 @@ func demoBroker(o demoOptions) (string, demoSecurity, func(), error) {
 	if o.config != "" {
 		return "", demoSecurity{}, nil, fmt.Errorf("demo --config: only with --brokers (the embedded broker is plaintext)")
 	}
-	b, err := embedded.Start(embedded.Options{
-		Topics: []string{"pages", "pages.out", "pages.dlq", "pages.dups"}, Partitions: o.partitions,
-		MinSessionTimeout: 100 * time.Millisecond, // instances that stop leave at once
-	})
+	b, err := demo.StartBroker(o.partitions)
 	if err != nil {
 		return "", demoSecurity{}, nil, err
 	}
@@ -125,8 +105,7 @@ func demoBroker(o demoOptions) (string, demoSecurity, func(), error) {
 
 func parseDemo(args []string, stderr io.Writer) (demoOptions, error) {
 	var o demoOptions
-	fs := flag.NewFlagSet("demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("demo", stderr)
 	fs.IntVar(&o.pages, "pages", 3000, "generated pages to produce (without --corpus)")
 	fs.StringVar(&o.corpus, "corpus", "", "real documents to wrap as pages: a directory, a .jsonl file, or ../shared/corpora/{reuters21578,20news-bydate}.tar.gz")
 	fs.IntVar(&o.limit, "limit", 2000, "documents to read from --corpus (0: all)")
@@ -161,9 +140,9 @@ func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 	if o.brokers != "" {
 		cfg.Kafka.Brokers = splitList(o.brokers)
 	}
-	cfg.Kafka.Input, cfg.Kafka.Output = "pages", "pages.out"
-	cfg.Kafka.DeadLetter, cfg.Kafka.Duplicates = "pages.dlq", "pages.dups"
-	cfg.Kafka.Group = "dedupstream-demo"
+	cfg.Kafka.Input, cfg.Kafka.Output = demo.Input, demo.Output
+	cfg.Kafka.DeadLetter, cfg.Kafka.Duplicates = demo.DeadLetter, demo.Duplicates
+	cfg.Kafka.Group = demo.Group
 	cfg.Sketch.Params.Threshold = o.threshold
 	cfg.Decode.MaxMessageBytes = 256 << 10 // so the demo's oversized record fits the broker's 1 MB limit
 	cleanup := func() {}
@@ -188,24 +167,6 @@ func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 	return cfg, cleanup, cfg.validate()
 }
 
-// toolsClient is the client id of the records demo and gen produce.
-const toolsClient = "dedupstream-tools"
-
-// runDemoFilter runs the filter until it has processed n records (or ctx
-// ends), then stops it, waits for its drain and closes it. opts adjust the
-// pipeline (tests).
-func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...appOption) (demo.Result, error) {
-	log, err := demoLog(verbose, stderr)
-	if err != nil {
-		return demo.Result{}, err
-	}
-	a, err := newApp(cfg, log, opts...)
-	if err != nil {
-		return demo.Result{}, err
-	}
-	return demo.RunOne(ctx, demoFilter{a}, n)
-}
-
 // demoLog is the filter's logger: with -v, info and up on stderr.
 func demoLog(verbose bool, stderr io.Writer) (*zap.Logger, error) {
 	if !verbose {
@@ -214,35 +175,23 @@ func demoLog(verbose bool, stderr io.Writer) (*zap.Logger, error) {
 	return newLogger(LogConfig{Level: "info", Format: "console"}, stderr)
 }
 
-// runDemoFleet runs o.instances filters of one group in this process, each
-// with its own state directory under cfg.State.Dir, sharing one sharded
-// index (demo.RunFleet).
-func runDemoFleet(ctx context.Context, cfg Config, addr string, o demoOptions, msgs []kafka.Message, stdout, stderr io.Writer) (demo.Result, error) {
-	sec, err := kafkaSecurity(cfg.Kafka)
-	if err != nil {
-		return demo.Result{}, err
-	}
-	return demo.RunFleet(ctx, demo.Fleet{
-		Instances: o.instances,
-		New: func(i int) (demo.Filter, error) {
-			c := cfg
+// demoInstances builds the demo's filters: with one instance, the filter on
+// cfg; with more, instance i's own state directory under cfg.State.Dir,
+// its log lines marked with its number.
+func demoInstances(cfg Config, o demoOptions, stderr io.Writer) func(i int) (demo.Filter, error) {
+	return func(i int) (demo.Filter, error) {
+		log, err := demoLog(o.verbose, stderr)
+		if err != nil {
+			return nil, err
+		}
+		c := cfg
+		if o.instances > 1 {
 			c.State.Dir = filepath.Join(cfg.State.Dir, "instance"+strconv.Itoa(i+1))
-			log, err := demoLog(o.verbose, stderr)
-			if err != nil {
-				return nil, err
-			}
-			a, err := newApp(c, log.With(zap.Int("instance", i+1)))
-			return demoFilter{a}, err
-		},
-		Produce: func(ctx context.Context) error {
-			return embedded.Produce(ctx, sec.Transport(toolsClient), addr, "pages", msgs)
-		},
-		Records: len(msgs),
-		Committed: func(ctx context.Context) bool {
-			lag, err := embedded.GroupLagWith(ctx, sec.Transport("dedupstream-demo"), addr, cfg.Kafka.Group, "pages")
-			return err == nil && lag == 0
-		},
-	}, stdout)
+			log = log.With(zap.Int("instance", i+1))
+		}
+		a, err := newApp(c, log)
+		return demoFilter{a}, err
+	}
 }
 
 // demoFilter is an app as the demo runs it.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -69,7 +70,7 @@ func TestEmptyAdminDisables(t *testing.T) {
 // admin server off, and what it prints reads back as off.
 func TestConfigCommandPrintsAdminOff(t *testing.T) {
 	var out, errb bytes.Buffer
-	if err := cmdConfig([]string{"--admin", ""}, &out, &errb); err != nil {
+	if err := cmdConfig(context.Background(), []string{"--admin", ""}, &out, &errb); err != nil {
 		t.Fatalf("config --admin '': %v %s", err, errb.String())
 	}
 	if !strings.Contains(out.String(), "listen: \"\"\n") {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -49,8 +48,7 @@ func cmdEval(_ context.Context, args []string, stdout, stderr io.Writer) error {
 func parseEval(args []string, stderr io.Writer) (evalOptions, error) {
 	var o evalOptions
 	var methods, verifiers, thresholds, config, stopwords, stem string
-	fs := flag.NewFlagSet("eval", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("eval", stderr)
 	fs.StringVar(&config, "config", "", "YAML configuration whose sketch section (with DEDUPSTREAM_SKETCH_* overrides) is the base of every run; method and threshold come from the flags")
 	fs.StringVar(&stopwords, "stopwords", "", "sketch.stopwords for every run: none, en, ru, en+ru")
 	fs.StringVar(&stem, "stem", "", "sketch.stem for every run: none, en, ru, auto")

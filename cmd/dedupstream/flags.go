@@ -35,11 +35,18 @@ var configFlags = []configFlag{
 	{"log-level", "log.level", "debug, info, warn or error"},
 }
 
+// newFlags is the flag set of a command: it reports its errors and usage on
+// stderr and returns them rather than exit.
+func newFlags(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	return fs
+}
+
 // flagSet builds a FlagSet with --config and the configuration overrides; the
 // returned func loads the configuration once the set is parsed.
 func flagSet(name string, stderr io.Writer) (*flag.FlagSet, func() (Config, error)) {
-	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags(name, stderr)
 	path := fs.String("config", "", "YAML configuration file (see config.example.yaml)")
 	for _, f := range configFlags {
 		if bareFlags[f.name] {
@@ -73,6 +80,15 @@ func applyFlags(fs *flag.FlagSet, cfg *Config) error {
 		}
 	})
 	return err
+}
+
+// parseConfig parses args with fs, then loads the configuration with load
+// (flagSet's).
+func parseConfig(fs *flag.FlagSet, load func() (Config, error), args []string) (Config, error) {
+	if err := parse(fs, args); err != nil {
+		return Config{}, err
+	}
+	return load()
 }
 
 // parse parses args, mapping flag-package failures to errUsage.

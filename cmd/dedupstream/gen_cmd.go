@@ -2,15 +2,16 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
+
+// toolsClient is the client id of the records gen produces.
+const toolsClient = "dedupstream-tools"
 
 // genOptions are the flags of dedupstream gen.
 type genOptions struct {
@@ -76,8 +77,7 @@ func cmdGen(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 func parseGen(args []string, stderr io.Writer) (genOptions, error) {
 	var o genOptions
-	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("gen", stderr)
 	fs.IntVar(&o.pages, "pages", 1000, "synthetic pages to generate (without --corpus)")
 	fs.StringVar(&o.corpus, "corpus", "", "real documents to wrap and copy: a directory, a .jsonl file, or a Reuters/20 Newsgroups .tar.gz")
 	fs.IntVar(&o.limit, "limit", 0, "documents to read from --corpus (0: all)")
@@ -122,20 +122,4 @@ func orNone(v float64) float64 {
 		return -1
 	}
 	return v
-}
-
-// writeFile creates path and writes it with fn; an empty path writes nothing.
-func writeFile(path string, fn func(io.Writer) error) error {
-	if path == "" {
-		return nil
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := fn(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Close()
 }

@@ -45,36 +45,18 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signalContext(stderr)
 	defer stop()
 	var err error
-	switch args[0] {
-	case "run":
-		err = cmdRun(ctx, args[1:], stderr)
-	case "check":
-		err = cmdCheck(ctx, args[1:], stdout, stderr)
-	case "demo":
-		err = cmdDemo(ctx, args[1:], stdout, stderr)
-	case "bench":
-		err = cmdBench(ctx, args[1:], stdout, stderr)
-	case "gen":
-		err = cmdGen(ctx, args[1:], stdout, stderr)
-	case "eval":
-		err = cmdEval(ctx, args[1:], stdout, stderr)
-	case "state":
-		err = cmdState(ctx, args[1:], stdout, stderr)
-	case "compare":
-		err = cmdCompare(args[1:], stdout, stderr)
-	case "broker":
-		err = cmdBroker(ctx, args[1:], stdout, stderr)
-	case "config":
-		err = cmdConfig(args[1:], stdout, stderr)
-	case "offline":
-		err = cmdOffline(ctx, args[1:], stdout, stderr)
-	case "version":
-		fmt.Fprintln(stdout, "dedupstream", version)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-	default:
-		fmt.Fprintf(stderr, "dedupstream: unknown command %q\n\n%s", args[0], usage)
-		return 2
+	if cmd, ok := commands()[args[0]]; ok {
+		err = cmd(ctx, args[1:], stdout, stderr)
+	} else {
+		switch args[0] {
+		case "version":
+			fmt.Fprintln(stdout, "dedupstream", version)
+		case "help", "-h", "--help":
+			fmt.Fprint(stdout, usage)
+		default:
+			fmt.Fprintf(stderr, "dedupstream: unknown command %q\n\n%s", args[0], usage)
+			return 2
+		}
 	}
 	switch {
 	case errors.Is(err, flag.ErrHelp):
@@ -86,6 +68,17 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// command runs one command of dedupstream with its arguments.
+type command func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+
+// commands are the commands of dedupstream by name, but for version and help.
+func commands() map[string]command {
+	return map[string]command{
+		"run": cmdRun, "check": cmdCheck, "demo": cmdDemo, "bench": cmdBench, "gen": cmdGen, "eval": cmdEval,
+		"state": cmdState, "compare": cmdCompare, "broker": cmdBroker, "config": cmdConfig, "offline": cmdOffline,
+	}
 }
 
 // errUsage marks a command-line mistake already reported by the flag package.

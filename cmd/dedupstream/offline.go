@@ -27,15 +27,11 @@ func cmdOffline(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprint(stderr, offlineUsage)
 		return errUsage
 	}
+	cmds := map[string]command{"cluster": cmdOfflineCluster, "fim": cmdOfflineFIM, "report": cmdOfflineReport, "pairs": cmdOfflinePairs}
+	if cmd, ok := cmds[args[0]]; ok {
+		return cmd(ctx, args[1:], stdout, stderr)
+	}
 	switch args[0] {
-	case "cluster":
-		return cmdOfflineCluster(ctx, args[1:], stdout, stderr)
-	case "fim":
-		return cmdOfflineFIM(ctx, args[1:], stdout, stderr)
-	case "report":
-		return cmdOfflineReport(ctx, args[1:], stdout, stderr)
-	case "pairs":
-		return cmdOfflinePairs(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, offlineUsage)
 		return flag.ErrHelp
@@ -48,14 +44,13 @@ func cmdOffline(ctx context.Context, args []string, stdout, stderr io.Writer) er
 // cmdOfflineFIM mines a FIMI file and reports the number of itemsets and the
 // time taken, optionally writing the itemsets out.
 func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("offline fim", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("offline fim", stderr)
 	input := fs.String("input", "", "FIMI file: one transaction per line, space-separated item ids (required)")
 	var o fim.Options
 	fs.IntVar(&o.MinSupport, "min-support", 0, "absolute minimum support, at least 1 (required)")
 	fs.BoolVar(&o.Maximal, "maximal", false, "mine maximal instead of closed itemsets")
 	out := fs.String("out", "", `write the itemsets here, one per line as "item item (support)"`)
-	timeout := fs.Duration("timeout", 0, "stop mining after this long (0: no limit)")
+	fs.DurationVar(&o.Timeout, "timeout", 0, "stop mining after this long (0: no limit)")
 	fs.IntVar(&o.MaxItemsets, "max-itemsets", 0, "stop after this many itemsets (0: no limit)")
 	fs.Int64Var(&o.MaxMemory, "max-memory", 0, "stop when working memory would exceed this many bytes (0: no limit)")
 	startProgress := progressFlag(fs, stderr)
@@ -74,11 +69,6 @@ func cmdOfflineFIM(ctx context.Context, args []string, stdout, stderr io.Writer)
 	ds, err := readFIMIFile(*input, stdout)
 	if err != nil {
 		return err
-	}
-	if *timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, *timeout)
-		defer cancel()
 	}
 	bar := startProgress("mine", "itemsets", 0)
 	o.Progress = func(n int64) { bar.Set(n) }

@@ -29,10 +29,7 @@ func cmdOfflineCluster(ctx context.Context, args []string, stdout, stderr io.Wri
 	backup := fs.String("backup", "", "read this backup (dedupstream state backup) instead of --state: restored into a temporary directory")
 	var co closedFlags
 	co.register(fs)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := load()
+	cfg, err := parseConfig(fs, load, args)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"flag"
+	"context"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -12,9 +12,8 @@ import (
 // cmdOfflinePairs compares our duplicate pairs with a reference list, as the
 // papers do: pairs on each side, common pairs, pairs only in ours and only in
 // theirs, the one-sided pairs written as CSV.
-func cmdOfflinePairs(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("offline pairs", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+func cmdOfflinePairs(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("offline pairs", stderr)
 	ours := fs.String("ours", "", "our pairs: a pair list, a clustering file, or a state directory (required)")
 	theirs := fs.String("theirs", "", "the reference pairs, in the same forms (required)")
 	oursFormat := fs.String("ours-format", "auto", "auto, pairs, clusters, labels or state")

@@ -66,9 +66,9 @@ func cmdOfflineReport(ctx context.Context, args []string, stdout, stderr io.Writ
 }
 
 // openReclusterState opens the state of a stopped filter for re-clustering
-// with the configured sketch method, whose resemblance threshold is lowered
-// to threshold (when > 0; the method's index keys do not depend on it), and
-// with the candidate caps raised so that popular buckets are read whole.
+// (offline.OpenState) with the configured sketch method, whose resemblance
+// threshold is lowered to threshold (when > 0; the method's index keys do
+// not depend on it).
 func openReclusterState(cfg Config, threshold float64) (*state.Store, lsh.Method, error) {
 	if threshold > 0 {
 		cfg.Sketch.Params.Threshold = threshold
@@ -77,11 +77,6 @@ func openReclusterState(cfg Config, threshold float64) (*state.Store, lsh.Method
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := offline.NotSharded(cfg.State.Dir); err != nil {
-		return nil, nil, err
-	}
-	so := cfg.State.ForMethod(method)
-	so.MaxCandidates, so.MaxBucket, so.GCInterval = max(so.MaxCandidates, 1000), max(so.MaxBucket, 1000), -1
-	st, err := state.Open(so)
+	st, err := offline.OpenState(cfg.State.ForMethod(method))
 	return st, method, err
 }

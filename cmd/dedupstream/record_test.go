@@ -76,7 +76,7 @@ func TestRunRecordMode(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	t.Setenv("DEDUPSTREAM_RECORD_ENABLED", "true")
-	if err := cmdCompare([]string{"--state", cfg.State.Dir, "p1", "p2"}, &stdout, &stderr); err != nil {
+	if err := cmdCompare(context.Background(), []string{"--state", cfg.State.Dir, "p1", "p2"}, &stdout, &stderr); err != nil {
 		t.Fatalf("compare: %v\n%s", err, stderr.String())
 	}
 	for _, s := range []string{"title     text     3       1.000", "authors   authors  3       1.000", "missing in B", "near-duplicate"} {
@@ -115,7 +115,7 @@ func TestRunRecordModeSharded(t *testing.T) {
 		t.Errorf("state collect: %s, want 3 documents (p4 was dead-lettered)", out.String())
 	}
 	var stdout, stderr bytes.Buffer
-	if err := cmdCompare([]string{"--state", cfg.State.Dir, "p1", "p2"}, &stdout, &stderr); err != nil {
+	if err := cmdCompare(context.Background(), []string{"--state", cfg.State.Dir, "p1", "p2"}, &stdout, &stderr); err != nil {
 		t.Fatalf("compare in the collected state: %v\n%s", err, stderr.String())
 	}
 	if !strings.Contains(stdout.String(), "near-duplicate") {

@@ -13,13 +13,10 @@ import (
 )
 
 // cmdRun is the stream mode: consume, decide, emit, store, commit, until signalled.
-func cmdRun(ctx context.Context, args []string, stderr io.Writer) error {
+func cmdRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	fs, load := flagSet("run", stderr)
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file (pprof format)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := load()
+	cfg, err := parseConfig(fs, load, args)
 	if err != nil {
 		return err
 	}

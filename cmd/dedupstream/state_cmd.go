@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -35,8 +34,7 @@ func cmdState(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if args[0] == "collect" {
 		return cmdStateCollect(ctx, args[1:], stdout, stderr)
 	}
-	fs := flag.NewFlagSet("state "+args[0], flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("state "+args[0], stderr)
 	dir := fs.String("state", "./data", "state directory")
 	from := fs.String("from", "", "backup: admin URL of a running filter, e.g. http://127.0.0.1:9090")
 	out := fs.String("out", "", "backup: file to write (default stdout)")
@@ -127,19 +125,28 @@ func fetchBackup(ctx context.Context, from string) (io.ReadCloser, error) {
 	return resp.Body, nil
 }
 
-// writeOut calls write with the file out, created only now, or stdout if out
-// is empty. A failed write removes the file: a cut backup must not be
-// mistaken for one.
+// writeOut calls write with the file out (writeFile), or stdout if out is
+// empty.
 func writeOut(out string, stdout io.Writer, write func(io.Writer) error) error {
 	if out == "" {
 		return write(stdout)
 	}
-	f, err := os.Create(out)
+	return writeFile(out, write)
+}
+
+// writeFile creates path, only now, and writes it with write; an empty path
+// writes nothing. A failed write removes the file: a cut backup or page file
+// must not be mistaken for a whole one.
+func writeFile(path string, write func(io.Writer) error) error {
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	if err = errors.Join(write(f), f.Close()); err != nil {
-		return errors.Join(err, os.Remove(out))
+		return fmt.Errorf("write %s: %w", path, errors.Join(err, os.Remove(path)))
 	}
 	return nil
 }

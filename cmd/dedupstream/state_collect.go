@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -21,10 +18,7 @@ import (
 // settings, sketch.*), and --state names the new directory.
 func cmdStateCollect(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs, load := flagSet("state collect", stderr)
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	cfg, err := load()
+	cfg, err := parseConfig(fs, load, args)
 	if err != nil {
 		return err
 	}
@@ -36,29 +30,22 @@ func cmdStateCollect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	if entries, err := os.ReadDir(cfg.State.Dir); err == nil && len(entries) > 0 {
-		return fmt.Errorf("state collect: %s is not empty; name a new directory with --state", cfg.State.Dir)
-	}
 	log, err := newLogger(cfg.Log, stderr)
 	if err != nil {
 		return err
 	}
 	so := cfg.State.ForMethod(method)
-	so.Logger, so.GCInterval = log.Named("state"), -1
-	st, err := state.Open(so)
-	if err != nil {
-		return err
-	}
+	so.Logger = log.Named("state")
 	start := time.Now()
-	stats, err := shard.Collect(ctx, shard.CollectOptions{
+	stats, err := shard.CollectInto(ctx, shard.CollectOptions{
 		Kafka: cfg.Kafka, Security: sec, Method: method, Containment: cfg.Sketch.ContainmentThreshold(),
 		Batch: cfg.Batch.Size, Logger: log.Named("collect"),
-	}, st)
+	}, so)
 	if err == nil {
 		fmt.Fprintf(stdout, "collected %d documents of group %s from %d probe-log records (%d finals, %d malformed skipped) into %s in %s\n",
 			stats.Documents, cfg.Kafka.Group, stats.Records, stats.Finals, stats.Malformed, cfg.State.Dir, time.Since(start).Round(time.Millisecond))
 	} else {
 		log.Error("state collect failed", zap.Error(err))
 	}
-	return errors.Join(err, st.Close())
+	return err
 }

@@ -142,3 +142,18 @@ func TestAdminStopWaitsForServe(t *testing.T) {
 		t.Error("stop returned before the serving goroutine")
 	}
 }
+
+// runDemoFilter runs the filter until it has processed n records (or ctx
+// ends), then stops it, waits for its drain and closes it. opts adjust the
+// pipeline (tests).
+func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...appOption) (demo.Result, error) {
+	log, err := demoLog(verbose, stderr)
+	if err != nil {
+		return demo.Result{}, err
+	}
+	a, err := newApp(cfg, log, opts...)
+	if err != nil {
+		return demo.Result{}, err
+	}
+	return demo.RunOne(ctx, demoFilter{a}, n)
+}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 
 	"github.com/cespare/xxhash/v2"
@@ -175,4 +176,18 @@ func count(b []byte) (int64, error) {
 		return 0, fmt.Errorf("%q is not a count", b)
 	}
 	return n, nil
+}
+
+// ReadFile reads the vocabulary file at path (Read).
+func ReadFile(path string) (*Vocabulary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary: %w", err)
+	}
+	defer f.Close()
+	v, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("vocabulary %s: %w", path, err)
+	}
+	return v, nil
 }

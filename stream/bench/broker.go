@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 )
 
 // The bench's topics: the throughput runs read Input; each run of the
@@ -52,6 +54,30 @@ func StartBroker(cmd *exec.Cmd, cleanup func()) (Cluster, func(), error) {
 		return Cluster{}, nil, fmt.Errorf("broker process said %q: %v", line, err)
 	}
 	return Cluster{Addr: addr, BrokerPID: cmd.Process.Pid}, stop, nil
+}
+
+// BrokerProcess starts exe's "broker" command as a child process on a
+// free loopback port with the bench's topics of partitions partitions, its
+// log in a temporary directory (onDisk) or in its memory, and returns where
+// it is and a function that stops it and removes its log.
+func BrokerProcess(ctx context.Context, exe string, partitions int, onDisk bool) (Cluster, func(), error) {
+	cmd := exec.CommandContext(ctx, exe, "broker", "--listen", "127.0.0.1:0",
+		"--topics", strings.Join(Topics(), ","), "--partitions", strconv.Itoa(partitions),
+		"--min-session-timeout", "100ms") // fleet mode: instances that stop leave the group at once
+	removeLog := func() {}
+	if onDisk {
+		// An in-memory log lives on the broker's Go heap, which only grows:
+		// during a 1M-document run's latency mode, perf put half the broker's
+		// CPU in the kernel zeroing fresh pages for it (dedupstream bench).
+		// A log in files is held by the page cache.
+		dir, err := os.MkdirTemp("", "dedupstream-bench-broker-*")
+		if err != nil {
+			return Cluster{}, nil, fmt.Errorf("bench broker log: %w", err)
+		}
+		removeLog = func() { os.RemoveAll(dir) }
+		cmd.Args = append(cmd.Args, "--data", dir)
+	}
+	return StartBroker(cmd, removeLog)
 }
 
 // FloorLatency measures the harness alone: producer, broker and read-back,

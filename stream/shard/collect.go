@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/segmentio/kafka-go"
@@ -165,4 +166,20 @@ func ReadPartition(ctx context.Context, dialer *kafka.Dialer, broker, topic stri
 		}
 	}
 	return nil
+}
+
+// CollectInto is Collect into a new single-instance state opened with so:
+// so.Dir must not exist or be empty, and the store, which runs no value-log
+// GC meanwhile, is closed when CollectInto returns.
+func CollectInto(ctx context.Context, o CollectOptions, so state.Options) (CollectStats, error) {
+	if entries, err := os.ReadDir(so.Dir); err == nil && len(entries) > 0 {
+		return CollectStats{}, fmt.Errorf("state collect: %s is not empty; name a new directory", so.Dir)
+	}
+	so.GCInterval = -1
+	st, err := state.Open(so)
+	if err != nil {
+		return CollectStats{}, err
+	}
+	stats, err := Collect(ctx, o, st)
+	return stats, errors.Join(err, st.Close())
 }

@@ -46,6 +46,14 @@ func testDeadline(t *testing.T, ds *Dataset, minsup int) {
 	}
 }
 
+// TestMineTimeout: Options.Timeout stops Mine as a context deadline does.
+func TestMineTimeout(t *testing.T) {
+	res, err := Mine(context.Background(), hardDataset(t), Options{MinSupport: 20, Timeout: 50 * time.Millisecond}, discard)
+	if err != nil || res.Complete || res.Stopped != context.DeadlineExceeded.Error() {
+		t.Errorf("%+v, %v", res, err)
+	}
+}
+
 func TestMineCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

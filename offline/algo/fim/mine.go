@@ -17,6 +17,11 @@ import (
 // the Result says how far it got. An error from emit stops Mine, which returns it.
 func Mine(ctx context.Context, ds *Dataset, o Options, emit func(items []int32, support int) error) (Result, error) {
 	start := time.Now()
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, o.Timeout)
+		defer cancel()
+	}
 	if err := o.Validate(); err != nil {
 		return Result{}, err
 	}

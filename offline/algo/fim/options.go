@@ -21,6 +21,9 @@ type Options struct {
 	// conditional databases, not the Dataset itself or what emit keeps. Zero means
 	// no limit.
 	MaxMemory int64
+	// Timeout, when positive, stops Mine after this long, as a context
+	// deadline does (Result.Stopped "context deadline exceeded").
+	Timeout time.Duration
 	// Progress, if set, is called with the number of itemsets emitted so far
 	// about every 2^18 units of work (transaction items scanned), on the
 	// goroutine that called Mine.
