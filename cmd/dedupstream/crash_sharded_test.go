@@ -86,7 +86,10 @@ func TestSIGKILLSharded(t *testing.T) {
 		}
 		t.Errorf("%d times a shard gave up waiting for a document's final", unsettled)
 	}
-	if rebuilt == 0 {
+	// Restarted before its session ends, an instance mostly gets its own
+	// shards back, warm (the sticky assignor): only the CI setting, which
+	// restarts after it, must have moved shards.
+	if rebuilt == 0 && *shardedRestart == 0 {
 		t.Errorf("no instance rebuilt a shard another had served: the kills did not move shards")
 	}
 }

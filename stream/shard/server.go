@@ -462,7 +462,7 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	}
 	answered += n
 	r.s.m.applied.WithLabelValues(r.label).Add(float64(len(msgs)))
-	r.s.m.held.WithLabelValues(r.label).Set(float64(len(r.settle.held)))
+	r.s.m.held.WithLabelValues(r.label).Set(float64(r.settle.nheld))
 	if err := r.writeAnswers(ctx, out.messages(AnswersTopic(r.s.o.Kafka.Group)), answered); err != nil {
 		return nil // the generation ended (loop sees ctx); nothing committed
 	}

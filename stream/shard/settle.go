@@ -2,6 +2,7 @@ package shard
 
 import (
 	"maps"
+	"slices"
 	"time"
 
 	"github.com/dedupstream/dedupstream/state"
@@ -48,7 +49,9 @@ const settleExpiry = 2 * time.Minute
 type settling struct {
 	pending map[docKey]*unsettled // stored here, reached other shards too, no final yet
 	byPos   map[uint64]*unsettled
-	held    []heldAnswer     // in log order
+	order   []*unsettled            // in the order applied; settled ones leave from the front
+	held    map[uint64][]heldAnswer // by the position of the original they wait for, each in log order
+	nheld   int
 	firsts  map[string]int64 // batch key → offset of its first probe record
 }
 
@@ -56,10 +59,12 @@ type settling struct {
 type unsettled struct {
 	key     docKey
 	batch   int64     // the first offset of the batch it was last appended by
+	batch0  int64     // … and of the batch it was first applied from in this run
 	pos     uint64    // its position in the log: what later decisions' OfPos name
 	offset  int64     // of the record it was first applied from in this run
 	cluster uint64    // the cluster this shard holds for it
 	since   time.Time // when it was applied, for settleExpiry
+	done    bool      // settled: to be dropped from order
 }
 
 // heldAnswer is an answer that waits for the final of the document it matched.
@@ -72,7 +77,8 @@ type heldAnswer struct {
 }
 
 func newSettling() *settling {
-	return &settling{pending: map[docKey]*unsettled{}, byPos: map[uint64]*unsettled{}, firsts: map[string]int64{}}
+	return &settling{pending: map[docKey]*unsettled{}, byPos: map[uint64]*unsettled{},
+		held: map[uint64][]heldAnswer{}, firsts: map[string]int64{}}
 }
 
 // batchAt returns the first offset of the batch whose probe record with key
@@ -92,15 +98,25 @@ func (s *settling) batchAt(key string, offset int64) int64 {
 func (s *settling) add(key docKey, batch int64, pos uint64, offset int64, cluster uint64, now time.Time) []heldAnswer {
 	u := s.pending[key]
 	if u == nil {
-		u = &unsettled{key: key, batch: batch, pos: pos, offset: offset, cluster: cluster, since: now}
+		u = &unsettled{key: key, batch: batch, batch0: batch, pos: pos, offset: offset, cluster: cluster, since: now}
 		s.pending[key], s.byPos[pos] = u, u
+		s.order = append(s.order, u)
 		return nil
 	}
 	if batch <= u.batch {
 		return nil
 	}
 	u.batch = batch
-	return s.releaseHeld(func(h *heldAnswer) bool { return h.on == u.pos && h.batch < batch }, u.cluster)
+	var out, kept []heldAnswer
+	for _, h := range s.held[u.pos] {
+		if h.batch < batch {
+			out = append(out, h)
+		} else {
+			kept = append(kept, h)
+		}
+	}
+	s.setHeld(u.pos, kept)
+	return s.stamp(out, u.cluster)
 }
 
 // holds reports whether an answer from a probe of the batch that began at
@@ -112,13 +128,30 @@ func (s *settling) holds(dec *stream.Decision, batch int64) bool {
 }
 
 // drop forgets the held answers of a document: its probe was sent again and
-// is answered now, with the cluster held here.
+// is answered now, with the cluster held here. It is rare (a front that
+// waited index.answer_timeout), so it looks through all held answers.
 func (s *settling) drop(source string, hash uint64) {
-	s.releaseHeld(func(h *heldAnswer) bool { return h.a.source == source && h.a.hash == hash }, 0)
+	for on, hs := range s.held {
+		kept := slices.DeleteFunc(slices.Clone(hs), func(h heldAnswer) bool { return h.a.source == source && h.a.hash == hash })
+		s.setHeld(on, kept)
+	}
 }
 
 // hold keeps an answer back until the document at position on is settled.
-func (s *settling) hold(h heldAnswer) { s.held = append(s.held, h) }
+func (s *settling) hold(h heldAnswer) {
+	s.held[h.on] = append(s.held[h.on], h)
+	s.nheld++
+}
+
+// setHeld replaces the answers held on position on.
+func (s *settling) setHeld(on uint64, hs []heldAnswer) {
+	s.nheld += len(hs) - len(s.held[on])
+	if len(hs) == 0 {
+		delete(s.held, on)
+		return
+	}
+	s.held[on] = hs
+}
 
 // settle takes a final: the document's cluster is the joined one, and the
 // answers held on it are released with that cluster, in log order. It
@@ -138,11 +171,16 @@ func (s *settling) settle(f *final) (released []heldAnswer, ok bool) {
 // expire settles the documents that have waited longer than settleExpiry
 // with the clusters held here, and returns the answers released.
 func (s *settling) expire(now time.Time) (released []heldAnswer, expired int) {
-	for _, u := range s.pending {
-		if now.Sub(u.since) > settleExpiry {
+	for len(s.order) > 0 {
+		u := s.order[0]
+		if !u.done && now.Sub(u.since) <= settleExpiry {
+			break
+		}
+		if !u.done {
 			released = append(released, s.release(u, u.cluster)...)
 			expired++
 		}
+		s.order[0], s.order = nil, s.order[1:]
 	}
 	return released, expired
 }
@@ -152,40 +190,34 @@ func (s *settling) expire(now time.Time) (released []heldAnswer, expired int) {
 func (s *settling) release(u *unsettled, cluster uint64) []heldAnswer {
 	delete(s.pending, u.key)
 	delete(s.byPos, u.pos)
-	return s.releaseHeld(func(h *heldAnswer) bool { return h.on == u.pos }, cluster)
+	u.done = true
+	hs := s.held[u.pos]
+	s.setHeld(u.pos, nil)
+	return s.stamp(hs, cluster)
 }
 
-// releaseHeld removes the held answers that match and returns them with
-// cluster; a released document still unsettled itself takes that cluster as
-// the one it holds.
-func (s *settling) releaseHeld(match func(*heldAnswer) bool, cluster uint64) []heldAnswer {
-	var out []heldAnswer
-	kept := s.held[:0]
-	for _, h := range s.held {
-		if !match(&h) {
-			kept = append(kept, h)
-			continue
-		}
-		h.a.dec.Cluster = cluster
-		if w := s.pending[docKey{h.a.source, h.a.hash}]; w != nil {
+// stamp sets the cluster of released answers; a released document still
+// unsettled itself takes that cluster as the one it holds.
+func (s *settling) stamp(hs []heldAnswer, cluster uint64) []heldAnswer {
+	for i := range hs {
+		hs[i].a.dec.Cluster = cluster
+		if w := s.pending[docKey{hs[i].a.source, hs[i].a.hash}]; w != nil {
 			w.cluster = cluster
 		}
-		out = append(out, h)
 	}
-	clear(s.held[len(kept):])
-	s.held = kept
-	return out
+	return hs
 }
 
 // commitBound is the least log offset a restart must read from to rebuild
 // this state, next when nothing is unsettled or held. It forgets the
 // batches that began before that offset: none is waited for any more.
 func (s *settling) commitBound(next int64) int64 {
-	for _, u := range s.pending {
-		next = min(next, u.offset, u.batch)
+	for len(s.order) > 0 && s.order[0].done {
+		s.order[0], s.order = nil, s.order[1:]
 	}
-	for i := range s.held {
-		next = min(next, s.held[i].offset, s.held[i].batch)
+	if len(s.order) > 0 { // the earliest applied; an answer held waits for an earlier one
+		u := s.order[0]
+		next = min(next, u.offset, u.batch0)
 	}
 	if len(s.firsts) > maxBatchesKept {
 		maps.DeleteFunc(s.firsts, func(_ string, first int64) bool { return first < next })

@@ -58,8 +58,8 @@ func TestSettling(t *testing.T) {
 	if len(got) != 1 || got[0].a.source != e.a.source || got[0].a.dec.Cluster != 4242 {
 		t.Fatalf("the duplicate's final released %+v, want the second duplicate with cluster 4242", got)
 	}
-	if got := s.commitBound(50); got != 50 || len(s.pending) != 0 || len(s.held) != 0 {
-		t.Errorf("commit bound %d with %d pending, %d held; want 50, none", got, len(s.pending), len(s.held))
+	if got := s.commitBound(50); got != 50 || len(s.pending) != 0 || s.nheld != 0 {
+		t.Errorf("commit bound %d with %d pending, %d held; want 50, none", got, len(s.pending), s.nheld)
 	}
 
 	// The original's front dies; a later batch replays it.
@@ -77,7 +77,7 @@ func TestSettling(t *testing.T) {
 	s.drop(late.a.source, late.a.hash) // nothing held: a no-op
 	s.hold(late)
 	s.drop(late.a.source, late.a.hash)
-	if len(s.held) != 0 {
+	if s.nheld != 0 {
 		t.Errorf("a dropped answer is still held: %+v", s.held)
 	}
 
