@@ -26,7 +26,8 @@ for broker in embedded real; do
     else
       failed=$((failed + 1))
       echo "$broker seed $seed: FAILED"
-      grep -E 'crash_sharded_test|still [0-9]+ records behind' <<<"$out" | head -5
+      log=${TMPDIR:-/tmp}/kills-$broker-$seed.log; printf "%s\n" "$out" >"$log"
+      grep -E "crash_sharded_test.go:[0-9]+: [0-9g]" <<<"$out" | head -3; echo "  whole output: $log"
     fi
   done
 done
