@@ -44,8 +44,10 @@ type Asked interface {
 	// once they have all answered: an exact copy if any shard found one, else
 	// the match earliest in the global order (Before), else Unique.
 	Wait(ctx context.Context) ([]Decision, error)
-	// Settle tells the shards whose answers differ from the joined decisions
-	// what those are, so later documents matching these find their real
-	// clusters. The pipeline calls it after the output is acknowledged.
+	// Settle tells the shards the joined decisions where their answers
+	// differ, so that later documents matching these find their real
+	// clusters and a replay of the batch joins the same decisions. The
+	// pipeline calls it once the batch is decided, before its output is
+	// written.
 	Settle(ctx context.Context) error
 }

@@ -505,7 +505,9 @@ func (p *Pipeline) prepareBatch(b *batch) {
 
 // decide decides a batch and stages its new documents, so that whatever
 // happens next, a replay finds the verdicts given here. In sharded mode the
-// shards staged them when they answered.
+// shards stored their answers when they gave them, and the batch is settled
+// with them: a replay then joins the decisions emitted here, clusters
+// included.
 func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 	return func(b *batch) error {
 		start := time.Now()
@@ -523,6 +525,12 @@ func (p *Pipeline) decide(ctx context.Context) func(*batch) error {
 		if p.index != nil {
 			if err := p.index.Stage(dec.Stage); err != nil {
 				return fmt.Errorf("stage %d documents: %w", len(dec.Stage), err)
+			}
+			b.times.Staged = p.observe(TimedStage, start)
+		}
+		if p.sharded != nil {
+			if err := b.asked.Settle(ctx); err != nil {
+				return fmt.Errorf("settle verdicts with the index shards: %w", err)
 			}
 			b.times.Staged = p.observe(TimedStage, start)
 		}
@@ -620,13 +628,10 @@ func (p *Pipeline) publishBatch(ctx context.Context) func(*batch) error {
 	}
 }
 
-// publish makes an emitted batch's documents findable by later ones; in
-// sharded mode it settles the joined verdicts with the shards.
+// publish makes an emitted batch's documents findable by later ones (in
+// sharded mode the shards did when they stored them).
 func (p *Pipeline) publish(ctx context.Context, b *batch) error {
 	if p.sharded != nil {
-		if err := b.asked.Settle(ctx); err != nil {
-			return fmt.Errorf("settle verdicts with the index shards: %w", err)
-		}
 		return nil
 	}
 	if err := p.index.Publish(b.dec.Publish); err != nil {

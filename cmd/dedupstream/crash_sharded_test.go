@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,6 +21,7 @@ var (
 	shardedRestart = flag.Duration("sharded-restart-after", 0, "TestSIGKILLSharded: wait this long after a SIGKILL before the restart (pages keep arriving meanwhile)")
 	shardedPages   = flag.Int("sharded-pages", pagesPerRun, "TestSIGKILLSharded: pages produced before each kill")
 	shardedDrain   = flag.Duration("sharded-drain", 3*time.Minute, "TestSIGKILLSharded: the bound on draining the input after the last kill; past it the run has stalled")
+	shardedDown    = flag.Bool("sharded-scale-down", false, "TestSIGKILLSharded: at three quarters of the kills, stop one instance for good (SIGTERM)")
 	shardedKafka   = flag.Bool("sharded-real-kafka", false, "TestSIGKILLSharded: run against a real Kafka 2.4.0 broker of its own (../shared/kafka-2.4.0) instead of the embedded one")
 )
 
@@ -33,7 +35,8 @@ const (
 // run --index-shards 8" processes, the broker in a process of its own, and
 // again and again one instance SIGKILLed at a random moment while new pages
 // arrive, then restarted on its state directory; halfway, a fourth instance
-// joins (scale-up). Then every instance is stopped with SIGTERM once the group
+// joins (scale-up), and with -sharded-scale-down at three quarters one
+// leaves with SIGTERM for good. Then every instance is stopped with SIGTERM once the group
 // has committed the whole input, and the topics are checked against
 // DESIGN.md's contracts as for one instance (crashRun.check): every input
 // record has an outcome, all outcomes of one record agree, duplicates point
@@ -59,8 +62,13 @@ func TestSIGKILLSharded(t *testing.T) {
 	for i := range kills {
 		c.produce(*shardedPages)
 		fleet.killOne(time.Duration(c.rng.Int64N(int64(1500 * time.Millisecond))))
-		if i == kills/2 {
+		switch i {
+		case kills / 2:
 			fleet.start(t.TempDir()) // scale-up: a fourth member
+		case 3 * kills / 4:
+			if *shardedDown {
+				fleet.stopOne() // scale-down: one leaves for good
+			}
 		}
 	}
 	killed := time.Since(start)
@@ -138,6 +146,19 @@ func (f *shardedFleet) killOne(d time.Duration) {
 		time.Sleep(*shardedRestart)
 	}
 	f.procs[i] = startProc(c.t, c.bin, f.env(f.dirs[i]), "run")
+}
+
+// stopOne stops a random instance with SIGTERM, as a scale-down does, and
+// does not restart it.
+func (f *shardedFleet) stopOne() {
+	c := f.c
+	i := c.rng.IntN(len(f.procs))
+	p := f.procs[i]
+	waitAllReady(c.t, []*proc{p}, time.Minute) // it handles SIGTERM once up
+	stopProc(c.t, p)
+	f.dead = append(f.dead, p)
+	f.procs = slices.Delete(f.procs, i, i+1)
+	f.dirs = slices.Delete(f.dirs, i, i+1)
 }
 
 // shardedBroker starts the broker of a sharded crash run: the embedded one

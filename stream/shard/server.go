@@ -450,7 +450,7 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	next := msgs[len(msgs)-1].Offset + 1
 	if len(run) == 0 {
 		run = nil // a batch ending on finals, or touching nothing here, still records how far it got
-		if err := r.store.Apply(nil, next); err != nil {
+		if err := r.store.Apply(nil, r.settle.commitBound(next)); err != nil {
 			return err
 		}
 	} else if err := flush(next); err != nil {
@@ -514,7 +514,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 	}
 	defer r.dec.Retire(dec)
 	r.checkOrder(dec.Stage)
-	if err := r.store.Apply(dec.Stage, next); err != nil {
+	if err := r.store.Apply(dec.Stage, r.resumeAt(run, next)); err != nil {
 		return 0, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
 	}
 	now, n := time.Now(), 0
@@ -548,6 +548,18 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 		n += r.pack(out, &h)
 	}
 	return n, nil
+}
+
+// resumeAt is the log position a restart on this store must read from once
+// run is applied: next, or the earliest document still awaiting its final
+// (this run's shared ones included), so that the restart rebuilds what is
+// held and unsettled here as this run has it (settle.go).
+func (r *shardRun) resumeAt(run []probeAt, next int64) int64 {
+	at := r.settle.commitBound(next)
+	if i := slices.IndexFunc(run, func(p probeAt) bool { return p.shared }); i >= 0 {
+		at = min(at, run[i].offset, run[i].batch)
+	}
+	return at
 }
 
 // positionOf is a decided document's position: the one it was given now,
