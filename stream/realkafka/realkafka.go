@@ -31,8 +31,9 @@ type Broker struct {
 	home, dir string
 	addr      string
 
-	mu   sync.Mutex
-	kafk *os.Process // the broker started by Restart, if any (start.sh's is in kafka.pid)
+	mu     sync.Mutex
+	kafk   *os.Process   // the broker started by Restart, if any (start.sh's is in kafka.pid)
+	exited chan struct{} // closed when kafk has exited
 }
 
 // Home finds shared/kafka-2.4.0 in the working directory or the nearest
@@ -94,7 +95,7 @@ func (b *Broker) Kill() {
 	defer b.mu.Unlock()
 	if b.kafk != nil {
 		b.kafk.Kill() //nolint:errcheck // it may have exited
-		b.kafk.Wait() //nolint:errcheck // killed
+		<-b.exited
 		b.kafk = nil
 		return
 	}
@@ -108,12 +109,37 @@ func (b *Broker) Kill() {
 }
 
 // Restart starts the broker again on its log and its port, after a Kill,
-// with the command line start.sh gives it.
+// with the command line start.sh gives it. A broker started while
+// ZooKeeper still holds the killed one's registration (until its session
+// times out, 6 s in Kafka 2.4) exits at once; it is started again until it
+// stays up.
 func (b *Broker) Restart() error {
-	if err := b.startKafka(); err != nil {
-		return err
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		if err := b.startKafka(); err != nil {
+			return err
+		}
+		err := b.waitReady(time.Until(deadline))
+		if err == nil || !b.hasExited() || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(time.Second)
 	}
-	return b.waitReady(90 * time.Second)
+}
+
+// hasExited reports whether the broker Restart started has exited.
+func (b *Broker) hasExited() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.kafk == nil {
+		return false
+	}
+	select {
+	case <-b.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 func (b *Broker) startKafka() error {
@@ -131,7 +157,8 @@ func (b *Broker) startKafka() error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("restart kafka: %w", err)
 	}
-	b.kafk = cmd.Process
+	b.kafk, b.exited = cmd.Process, make(chan struct{})
+	go func(exited chan struct{}) { cmd.Wait(); close(exited) }(b.exited) //nolint:errcheck // its exit is what is watched
 	return os.WriteFile(filepath.Join(b.dir, "kafka.pid"), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644)
 }
 
@@ -150,6 +177,9 @@ func (b *Broker) waitReady(d time.Duration) error {
 		cancel()
 		if err == nil && meta.Controller.Port != 0 {
 			return nil
+		}
+		if b.hasExited() {
+			return fmt.Errorf("kafka at %s exited while starting (see %s)", b.addr, filepath.Join(b.dir, "server.log"))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
