@@ -17,7 +17,7 @@ import (
 
 var (
 	shardedKills   = flag.Int("sharded-kills", 0, "TestSIGKILLSharded: SIGKILLs of instances (0: the CI default, shardedKillsCI)")
-	shardedSession = flag.Duration("sharded-session", crashSessions, "TestSIGKILLSharded: kafka.session_timeout of the instances")
+	shardedSession = flag.Duration("sharded-session-timeout", crashSessions, "TestSIGKILLSharded: kafka.session_timeout of the instances")
 	shardedRestart = flag.Duration("sharded-restart-after", 0, "TestSIGKILLSharded: wait this long after a SIGKILL before the restart (pages keep arriving meanwhile)")
 	shardedPages   = flag.Int("sharded-pages", pagesPerRun, "TestSIGKILLSharded: pages produced before each kill")
 	shardedDrain   = flag.Duration("sharded-drain", 3*time.Minute, "TestSIGKILLSharded: the bound on draining the input after the last kill; past it the run has stalled")

@@ -4,7 +4,7 @@
 # (../shared/kafka-2.4.0; skipped where Java is absent). Each run: three
 # "dedupstream run --index-shards 8" processes, pages produced in bursts, a random
 # instance SIGKILLed and restarted on its state RESTART later (before its old
-# member's 30 s session ends, as an orchestrator does), a fourth joining halfway;
+# member's 30 s session timeout ends, as an orchestrator does), a fourth joining halfway;
 # then the input must drain within 3 minutes of the last kill (else the run has
 # stalled and fails), every record must have exactly one outcome, and no shard
 # may give up waiting for a final. Prints one line a run and the stalls counted.
@@ -20,7 +20,7 @@ for broker in embedded real; do
   for seed in $(seq "$runs"); do
     real=false; [ "$broker" = real ] && real=true
     if out=$(go test ./cmd/dedupstream -count=1 -timeout 30m -run '^TestSIGKILLSharded$' -v \
-        -sharded-kills "$kills" -sharded-session 30s -sharded-restart-after "$restart" -sharded-pages 400 \
+        -sharded-kills "$kills" -sharded-session-timeout 30s -sharded-restart-after "$restart" -sharded-pages 400 \
         -sharded-real-kafka="$real" -crash-seed "$seed" 2>&1); then
       echo "$broker seed $seed: $(grep -o 'drained [^;]*' <<<"$out" | head -1)"
     else

@@ -133,7 +133,7 @@ func Start(o Options) (*Broker, error) {
 // leave, and join again as new members, which starts the wait again for
 // all. With a 30 s session timeout that kept a group of four instances
 // rejoining for as long as it was watched (TestSIGKILLSharded with
-// -sharded-session 30s -sharded-restart-after 8s: 2 runs of 2, every
+// -sharded-session-timeout 30s -sharded-restart-after 8s: 2 runs of 2, every
 // JoinGroup timing out 38 s after it was sent; on Kafka 2.4.0 the same runs
 // drain). Capping the wait at 5 s keeps every client's deadline after the
 // broker's answer; a member that rejoins later than that misses one
