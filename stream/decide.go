@@ -22,6 +22,10 @@ type Decision struct {
 	// DeciderOptions.Sequenced), by which a front joins the decisions of
 	// several shards; 0 otherwise.
 	OfPos uint64
+	// Pos is, in sequenced mode, the document's own place in the sequence
+	// log: the one it was decided with, or for a replay the one stored at
+	// its first append. It is not sent to the front.
+	Pos uint64
 	// Replayed says the decision is the one stored for a redelivered record.
 	Replayed bool
 }
@@ -162,7 +166,7 @@ func (d *Decider) decide(v *batchView, doc state.Doc) (Decision, error) {
 	if dec.Verdict == ExactDuplicate {
 		doc.Bands = nil // its postings would repeat the original's
 	}
-	dec.Cluster = doc.Cluster
+	dec.Cluster, dec.Pos = doc.Cluster, doc.Pos
 	v.cur.add(doc)
 	return dec, nil
 }
@@ -308,7 +312,7 @@ func mergeCandidates(cands []state.Doc, v *batchView, keys []uint64) []state.Doc
 func storedDecision(doc state.Doc) Decision {
 	return Decision{
 		Verdict: Verdict(doc.Verdict), Of: doc.OfID, Similarity: float64(doc.Similarity),
-		Cluster: clusterOf(&doc), OfPos: doc.OfPos, Replayed: true,
+		Cluster: clusterOf(&doc), OfPos: doc.OfPos, Pos: doc.Pos, Replayed: true,
 	}
 }
 

@@ -14,5 +14,5 @@
 // by stream/shard): then the pipeline is the front, hands records on in
 // record-time order across its partitions (reorder), appends each batch to
 // the sequence log and joins the shards' answers, and settles the verdicts
-// with the shards after the output is acknowledged.
+// with the shards before the output is written.
 package stream

@@ -696,9 +696,9 @@ const (
 	TimedAsk     = "ask"     // probes sent to the index shards
 	TimedPrepare = "prepare" // records decoded, cleaned and sketched: in the filter, what is left once the batch may go (fetchBatch)
 	TimedDecide  = "decide"  // verdicts decided
-	TimedStage   = "stage"   // state writes staged
+	TimedStage   = "stage"   // state writes staged (sharded: verdicts settled with the shards)
 	TimedEmit    = "emit"    // output written and acknowledged
-	TimedPublish = "publish" // state written (settled with the shards)
+	TimedPublish = "publish" // state written (sharded: nothing left to do)
 	TimedCommit  = "commit"  // input offsets committed
 )
 

@@ -521,11 +521,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 	for i := range run {
 		d := &dec.Decisions[i]
 		if run[i].shared {
-			pos, err := r.positionOf(&docs[i], d)
-			if err != nil {
-				return n, err
-			}
-			released := r.settle.add(docKey{docs[i].Source, docs[i].ContentHash}, run[i].batch, pos, run[i].offset, d.Cluster, now)
+			released := r.settle.add(docKey{docs[i].Source, docs[i].ContentHash}, run[i].batch, d.Pos, run[i].offset, d.Cluster, now)
 			m, err := r.answerReleased(released, out)
 			if n += m; err != nil {
 				return n, err
@@ -560,19 +556,6 @@ func (r *shardRun) resumeAt(run []probeAt, next int64) int64 {
 		at = min(at, run[i].offset, run[i].batch)
 	}
 	return at
-}
-
-// positionOf is a decided document's position: the one it was given now,
-// or for a replay the one stored with it at its first append.
-func (r *shardRun) positionOf(doc *state.Doc, d *stream.Decision) (uint64, error) {
-	if !d.Replayed {
-		return doc.Pos, nil
-	}
-	stored, ok, err := r.store.Replayed(doc.Source, doc.ContentHash)
-	if err != nil || !ok {
-		return doc.Pos, err
-	}
-	return stored.Pos, nil
 }
 
 // pack adds an answer to out if it is due (a rebuild applies the log below
