@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -131,8 +133,44 @@ func startProc(t *testing.T, bin string, env []string, args ...string) *proc {
 		t.Fatal(err)
 	}
 	go func() { p.err = p.cmd.Wait(); close(p.done) }()
-	t.Cleanup(func() { p.kill() })
+	t.Cleanup(func() {
+		if *keepLogs != "" && t.Failed() {
+			dumpGoroutines(p)
+		}
+		p.kill()
+		keepLog(t, p)
+	})
 	return p
+}
+
+var keepLogs = flag.String("keep-logs", "", "write the whole output of every process a failed test started into this directory")
+
+// dumpGoroutines has a process still running write its goroutines to its
+// output (SIGQUIT, the Go runtime's dump and exit), for -keep-logs.
+func dumpGoroutines(p *proc) {
+	select {
+	case <-p.done:
+		return
+	default:
+	}
+	if p.signal(syscall.SIGQUIT) == nil {
+		p.wait(5 * time.Second)
+	}
+}
+
+// keepLog writes p's output into -keep-logs when t failed.
+func keepLog(t *testing.T, p *proc) {
+	if *keepLogs == "" || !t.Failed() {
+		return
+	}
+	if err := os.MkdirAll(*keepLogs, 0o755); err != nil {
+		t.Log(err)
+		return
+	}
+	name := fmt.Sprintf("%s-%d.log", strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), p.cmd.Process.Pid)
+	if err := os.WriteFile(filepath.Join(*keepLogs, name), []byte(p.out.String()), 0o644); err != nil {
+		t.Log(err)
+	}
 }
 
 // wait waits up to d for the process to exit and reports whether it did.

@@ -152,7 +152,10 @@ func (in shardedInput) compareSharded(t *testing.T, bin string, live bool) {
 		}
 		if of := h[stream.HeaderOf]; of != "" {
 			dups++
-			apart += btoi(h[stream.HeaderCluster] != sharded[of][stream.HeaderCluster])
+			if h[stream.HeaderCluster] != sharded[of][stream.HeaderCluster] {
+				apart++
+				t.Logf("%s: dedup.of %s, dedup.cluster %s; its original's first output is in %s", id, of, h[stream.HeaderCluster], sharded[of][stream.HeaderCluster])
+			}
 		}
 	}
 	if apart > 0 {

@@ -177,13 +177,14 @@ type waiting struct {
 
 // asked is one batch in flight; it implements stream.Asked.
 type asked struct {
-	f     *Front
-	key   []byte // the key of its probe records, sent again alike: which documents settle together
-	docs  []state.Doc
-	waits []*waiting
-	left  int           // documents not fully answered; guarded by f.mu
-	done  chan struct{} // closed when left reaches 0
-	dec   []stream.Decision
+	f       *Front
+	key     []byte // the key of its probe records, sent again alike: which documents settle together
+	docs    []state.Doc
+	waits   []*waiting
+	left    int           // documents not fully answered; guarded by f.mu
+	resends int           // how many times its probes were sent again; guarded by f.mu
+	done    chan struct{} // closed when left reaches 0
+	dec     []stream.Decision
 }
 
 // Ask implements stream.Sharded: it registers the documents as waiting,
@@ -260,8 +261,9 @@ func (f *Front) forget(a *asked) {
 // probes — documents and shards asked — they stand for.
 func (a *asked) probes(missing func(w *waiting) bool) ([]kafka.Message, int) {
 	key := a.key
-	if missing != nil { // sent again: the shards answer these without holding them back (settle.go)
-		key = append(slices.Clip(a.key), resentMark)
+	if missing != nil { // sent again: the key says how many times (settling.resent)
+		a.resends++
+		key = append(slices.Clip(a.key), byte(min(a.resends, 255)))
 	}
 	pk := newPacker(wireVersion, kindProbes)
 	n := 0
@@ -279,10 +281,6 @@ func (a *asked) probes(missing func(w *waiting) bool) ([]kafka.Message, int) {
 	}
 	return msgs, n
 }
-
-// resentMark ends the key of a probe record sent again after
-// index.answer_timeout.
-const resentMark = 1
 
 // messages are the records pk packed, as messages to the sequence log.
 func (f *Front) messages(pk *packer) []kafka.Message {
@@ -385,9 +383,11 @@ func sameBatchClusters(docs []state.Doc, dec []stream.Decision) {
 func (a *asked) resend(ctx context.Context) error {
 	a.f.mu.Lock()
 	msgs, n := a.probes(func(w *waiting) bool { return w.left > 0 })
+	shards, first := a.unanswered()
 	a.f.mu.Unlock()
 	a.f.log.Warn("shards have not answered in index.answer_timeout; sending the probes again",
-		zap.Int("probes", n), zap.Duration("answer_timeout", a.f.cfg.AnswerTimeout))
+		zap.Int("probes", n), zap.Ints("shards", shards), zap.String("first_document", first),
+		zap.Duration("answer_timeout", a.f.cfg.AnswerTimeout))
 	if err := a.f.send(ctx, msgs); err != nil {
 		return err
 	}
@@ -396,23 +396,45 @@ func (a *asked) resend(ctx context.Context) error {
 	return nil
 }
 
+// unanswered returns the shards that have not answered every document of
+// the batch, and the input position of the first document waiting; f.mu
+// must be held.
+func (a *asked) unanswered() (shards []int, first string) {
+	for _, w := range a.waits {
+		for r, rt := range w.routes {
+			if w.got[r] {
+				continue
+			}
+			if first == "" {
+				first = w.doc.Source
+			}
+			if !slices.Contains(shards, rt.shard) {
+				shards = append(shards, rt.shard)
+			}
+		}
+	}
+	slices.Sort(shards)
+	return shards, first
+}
+
 // Settle implements stream.Asked: a final in the sequence log for every
 // document that reached several shards, carrying the joined decision where
 // some shard answered otherwise, so that the shards' stored records carry
 // the document's real verdict and cluster, and the answers a shard holds
 // back until the documents they match are settled can go out
-// (docs/scale-out.md, "Clusters"). A document that reached one shard has
-// that shard's answer as its decision, and needs none.
+// (docs/scale-out.md, "Clusters"). A document that reached one shard needs
+// one only if the batch changed its decision (sameBatchClusters): else its
+// shard's answer is its decision.
 func (a *asked) Settle(ctx context.Context) error {
 	pk := newPacker(wireVersion, kindSettled)
 	changed := 0
 	for i, w := range a.waits {
-		if len(w.routes) < 2 {
-			continue
-		}
 		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
 		fin.dec.Replayed = false
 		fin.changed = slices.ContainsFunc(w.answers, func(d stream.Decision) bool { return !sameDecision(&d, &fin.dec) })
+		if len(w.routes) < 2 && !fin.changed {
+			continue
+		}
 		if !fin.changed {
 			fin.dec = stream.Decision{}
 		}

@@ -293,7 +293,7 @@ type shardRun struct {
 // off, and serves until ctx (the generation) ends, offering the positions it
 // has answered to commits.
 func (s *Server) serveShard(ctx context.Context, commits *committer, id int, committed int64) error {
-	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), commits: commits, standby: committed == standbyOffset, settle: newSettling()}
+	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), commits: commits, standby: committed == standbyOffset, settle: newSettling(s.cfg.AnswerTimeout)}
 	defer func() {
 		if !r.serving && !r.standby {
 			s.rebuilding.Add(-1)
@@ -430,7 +430,7 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 			routes := route(&p.doc, r.s.top.Shards)
 			if keys := ownKeys(routes, r.id); keys != nil {
 				p.doc.Bands, p.doc.Pos = keys, positionOf(m.Offset, j)
-				run = append(run, probeAt{probe: *p, offset: m.Offset, batch: batch, resent: resent, shared: len(routes) > 1})
+				run = append(run, probeAt{probe: *p, offset: m.Offset, at: m.Time, batch: batch, resent: resent, shared: len(routes) > 1})
 			}
 		}
 		if len(rec.finals) == 0 {
@@ -486,18 +486,20 @@ func ownKeys(routes []routed, shard int) []uint64 {
 type probeAt struct {
 	probe
 	offset int64
-	batch  int64 // the first offset of the front batch it came in (settling.batchAt)
-	shared bool  // its keys reach other shards too: its decision waits for its final
-	resent bool  // sent again after index.answer_timeout: its answer is not held back
+	at     time.Time // the record's timestamp
+	batch  int64     // the first offset of the front batch it came in (settling.batchAt)
+	shared bool      // its keys reach other shards too: its decision waits for its final
+	resent int       // how many times its front has sent it again after index.answer_timeout (settling.resent)
 }
 
-// batchKey splits a probe record's key into its front batch's key and
-// whether the record was sent again (resentMark).
-func batchKey(k []byte) (string, bool) {
-	if n := len(k); n%8 == 1 && k[n-1] == resentMark {
-		return string(k[:n-1]), true
+// batchKey splits a probe record's key into its front batch's key and how
+// many times the record was sent again (0: the first send; see
+// asked.probes).
+func batchKey(k []byte) (string, int) {
+	if n := len(k); n%8 == 1 && k[n-1] > 0 {
+		return string(k[:n-1]), int(k[n-1])
 	}
-	return string(k), false
+	return string(k), 0
 }
 
 // decide decides a run of probes, stores them with the log position next,
@@ -521,7 +523,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 	for i := range run {
 		d := &dec.Decisions[i]
 		if run[i].shared {
-			released := r.settle.add(docKey{docs[i].Source, docs[i].ContentHash}, run[i].batch, d.Pos, run[i].offset, d.Cluster, now)
+			released := r.settle.add(docKey{docs[i].Source, docs[i].ContentHash}, run[i].batch, run[i].at, d.Pos, run[i].offset, d.Cluster, now)
 			m, err := r.answerReleased(released, out)
 			if n += m; err != nil {
 				return n, err
@@ -530,14 +532,12 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 		h := heldAnswer{offset: run[i].offset, batch: run[i].batch, reply: run[i].reply, on: d.OfPos,
 			a: answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: *d}}
 		switch {
-		case run[i].resent:
-			// Its front has waited index.answer_timeout: the original it waits
-			// for may be settled only by a batch that cannot be asked until
-			// this one ends (a front holds a bounded number of batches in
-			// flight, so a partition a dead front left waits behind them at
-			// its new owner).
-			r.settle.drop(h.a.source, h.a.hash)
-		case r.settle.holds(d, run[i].batch):
+		case run[i].resent > 0:
+			// Its front has waited index.answer_timeout (settling.resent).
+			if r.settle.resent(h.a.source, h.a.hash, run[i].resent) {
+				continue
+			}
+		case r.settle.holds(d, run[i].batch, h.a.source, h.a.hash):
 			r.settle.hold(h)
 			continue
 		}

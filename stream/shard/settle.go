@@ -34,37 +34,51 @@ const settleExpiry = 2 * time.Minute
 // never make two batches wait for each other. Batches are ordered by the
 // offset of the first probe record seen with their key (a front appends a
 // batch's records at once; a resend carries the same key), and an answer
-// only ever waits for a batch that came before its own: never for one of its
-// own batch (the front gives such a duplicate its original's cluster as it
-// joins them, sameBatchClusters), and when an original is appended again by
-// a later batch (its input replayed after its front died), the answers
-// waiting for it from batches in between are released with the cluster held
-// here, as they would otherwise wait for a batch that waits for them. Every
-// wait then points to an earlier batch, and the earliest batch waits for
-// none.
+// only ever waits for the batch its original was first applied from, which
+// came before its own — never for one of its own batch, first or replayed
+// (the front gives such a duplicate its original's cluster as it joins
+// them, sameBatchClusters). Every wait then points to an earlier batch, and
+// the earliest batch waits for none.
+//
+// An original appended again (its input record replayed after a rebalance
+// or a crash) still settles with the final of its first batch, whose front
+// may well be alive and finishing it: taking the view held here instead
+// gave a copy another cluster than the one its original was emitted with.
+// But if that front died, the final comes from the replaying batch, which
+// may in turn wait for a copy held from a batch in between: a replay that
+// comes abandonAfter (index.answer_timeout) or more after the first append
+// releases those copies at once, and a front that has waited that long
+// sends its probes again (resent): the second resend releases the rest. Every release
+// is decided by records of the log — their order and their timestamps —
+// never by the clock but for settleExpiry, so a shard rebuilt from the log
+// holds what the one it replaces answered.
 //
 // The log is the only channel, so a shard rebuilding from it rebuilds this
 // state too: commit positions never pass the oldest document still
 // unsettled or held (commitBound).
 type settling struct {
-	pending map[docKey]*unsettled // stored here, reached other shards too, no final yet
-	byPos   map[uint64]*unsettled
-	order   []*unsettled            // in the order applied; settled ones leave from the front
-	held    map[uint64][]heldAnswer // by the position of the original they wait for, each in log order
-	nheld   int
-	firsts  map[string]int64 // batch key → offset of its first probe record
+	pending      map[docKey]*unsettled // stored here, reached other shards too, no final yet
+	byPos        map[uint64]*unsettled
+	order        []*unsettled            // in the order applied; settled ones leave from the front
+	held         map[uint64][]heldAnswer // by the position of the original they wait for, each in log order
+	nheld        int
+	firsts       map[string]int64 // batch key → offset of its first probe record
+	abandonAfter time.Duration    // see add
 }
 
 // unsettled is a document awaiting its final.
 type unsettled struct {
 	key     docKey
-	batch   int64     // the first offset of the batch it was last appended by
-	batch0  int64     // … and of the batch it was first applied from in this run
-	pos     uint64    // its position in the log: what later decisions' OfPos name
-	offset  int64     // of the record it was first applied from in this run
-	cluster uint64    // the cluster this shard holds for it
-	since   time.Time // when it was applied, for settleExpiry
-	done    bool      // settled: to be dropped from order
+	batch   int64           // the first offset of the batch it was first applied from in this run
+	at      time.Time       // the timestamp of the record it was first applied from
+	again   []int64         // … and of the batches that appended it again (its input record replayed)
+	due     time.Time       // when the answers held on it from batches before the last of again are released
+	early   map[docKey]bool // copies whose answers held on it went out before it settled
+	pos     uint64          // its position in the log: what later decisions' OfPos name
+	offset  int64           // of the record it was first applied from in this run
+	cluster uint64          // the cluster this shard holds for it
+	since   time.Time       // when it was applied, for settleExpiry
+	done    bool            // settled: to be dropped from order
 }
 
 // heldAnswer is an answer that waits for the final of the document it matched.
@@ -76,8 +90,8 @@ type heldAnswer struct {
 	on     uint64 // the matched document's position
 }
 
-func newSettling() *settling {
-	return &settling{pending: map[docKey]*unsettled{}, byPos: map[uint64]*unsettled{},
+func newSettling(abandonAfter time.Duration) *settling {
+	return &settling{abandonAfter: abandonAfter, pending: map[docKey]*unsettled{}, byPos: map[uint64]*unsettled{},
 		held: map[uint64][]heldAnswer{}, firsts: map[string]int64{}}
 }
 
@@ -92,49 +106,91 @@ func (s *settling) batchAt(key string, offset int64) int64 {
 }
 
 // add records a document this shard decided that also reached other
-// shards, from a probe record of the batch that began at offset batch. An
-// original appended again by a later batch releases the answers that wait
-// for it from batches before that one.
-func (s *settling) add(key docKey, batch int64, pos uint64, offset int64, cluster uint64, now time.Time) []heldAnswer {
-	u := s.pending[key]
-	if u == nil {
-		u = &unsettled{key: key, batch: batch, batch0: batch, pos: pos, offset: offset, cluster: cluster, since: now}
-		s.pending[key], s.byPos[pos] = u, u
-		s.order = append(s.order, u)
-		return nil
-	}
-	if batch <= u.batch {
-		return nil
-	}
-	u.batch = batch
-	var out, kept []heldAnswer
-	for _, h := range s.held[u.pos] {
-		if h.batch < batch {
-			out = append(out, h)
-		} else {
-			kept = append(kept, h)
+// shards, from a probe record of the batch that began at offset batch,
+// appended at time at (the record's timestamp). A document appended again
+// (its input record replayed) keeps the batch it was first applied from,
+// and the answers held on it wait for a final from either batch — unless
+// the replay came abandonAfter or more after the first append: then its
+// first batch is taken as abandoned, and the answers held on it from
+// batches before the replaying one are released with the cluster held
+// here (the replaying batch may wait for them) and returned.
+func (s *settling) add(key docKey, batch int64, at time.Time, pos uint64, offset int64, cluster uint64, now time.Time) []heldAnswer {
+	if u := s.pending[key]; u != nil {
+		if batch <= u.batch || slices.Contains(u.again, batch) {
+			return nil
 		}
+		u.again = append(u.again, batch)
+		if at.Sub(u.at) < s.abandonAfter {
+			return nil
+		}
+		var out, kept []heldAnswer
+		for _, h := range s.held[u.pos] {
+			if h.batch < batch {
+				out = append(out, h)
+				s.early(u, docKey{h.a.source, h.a.hash})
+			} else {
+				kept = append(kept, h)
+			}
+		}
+		s.setHeld(u.pos, kept)
+		return s.stamp(out, u.cluster)
 	}
-	s.setHeld(u.pos, kept)
-	return s.stamp(out, u.cluster)
+	u := &unsettled{key: key, batch: batch, at: at, pos: pos, offset: offset, cluster: cluster, since: now}
+	s.pending[key], s.byPos[pos] = u, u
+	s.order = append(s.order, u)
+	return nil
 }
 
 // holds reports whether an answer from a probe of the batch that began at
 // offset batch must wait: it matched a document still unsettled here, of
-// an earlier batch.
-func (s *settling) holds(dec *stream.Decision, batch int64) bool {
+// an earlier batch, and not appended again by this one (a replayed batch
+// settles its originals and their copies together, as any batch does). A
+// replay of a copy (source, hash) whose answer went out early (early) is
+// not held: it repeats the cluster stored for it.
+func (s *settling) holds(dec *stream.Decision, batch int64, source string, hash uint64) bool {
 	u := s.byPos[dec.OfPos]
-	return dec.OfPos != 0 && u != nil && u.batch < batch
+	if dec.OfPos == 0 || u == nil || u.batch >= batch || slices.Contains(u.again, batch) {
+		return false
+	}
+	return !dec.Replayed || !u.early[docKey{source, hash}]
 }
 
-// drop forgets the held answers of a document: its probe was sent again and
-// is answered now, with the cluster held here. It is rare (a front that
-// waited index.answer_timeout), so it looks through all held answers.
-func (s *settling) drop(source string, hash uint64) {
+// resent handles a probe sent again after index.answer_timeout for the
+// attempt-th time and reports whether this shard keeps holding the
+// document's answer (the probe itself is then not answered). At the first
+// resend it does: at a fleet's start no shard answers for a while and every
+// front sends again at once, and the originals' finals follow within a
+// batch's time. From the second on it forgets what it holds, the probe
+// being answered now with the cluster held here: the wait may be the
+// front's own doing — the original's first front died, and its replay is
+// queued behind the very batch that waits. It is rare, so it looks through
+// all held answers.
+func (s *settling) resent(source string, hash uint64, attempt int) (holding bool) {
 	for on, hs := range s.held {
 		kept := slices.DeleteFunc(slices.Clone(hs), func(h heldAnswer) bool { return h.a.source == source && h.a.hash == hash })
+		if len(kept) == len(hs) {
+			continue
+		}
+		if attempt < 2 {
+			return true
+		}
+		s.early(s.byPos[on], docKey{source, hash})
 		s.setHeld(on, kept)
 	}
+	return false
+}
+
+// early records that the answer of k, held on u, went out before u
+// settled, with the cluster held here (stored with it): a replay of k must
+// say the same and is not held again.
+func (s *settling) early(u *unsettled, k docKey) {
+	if u == nil {
+		return
+	}
+	if u.early == nil {
+		u.early = make(map[docKey]bool)
+	}
+	u.early[k] = true
 }
 
 // hold keeps an answer back until the document at position on is settled.
@@ -217,7 +273,7 @@ func (s *settling) commitBound(next int64) int64 {
 	}
 	if len(s.order) > 0 { // the earliest applied; an answer held waits for an earlier one
 		u := s.order[0]
-		next = min(next, u.offset, u.batch0)
+		next = min(next, u.offset, u.batch)
 	}
 	if len(s.firsts) > maxBatchesKept {
 		maps.DeleteFunc(s.firsts, func(_ string, first int64) bool { return first < next })
