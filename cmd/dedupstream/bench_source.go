@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/dedupstream/dedupstream/stream/bench"
+	"github.com/dedupstream/dedupstream/stream/confkey"
 )
 
 // benchBroker starts "dedupstream broker" as a child process on a free loopback
@@ -16,7 +17,7 @@ import (
 func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), error) {
 	if o.brokers != "" {
 		sec, err := kafkaSecurity(o.kafka)
-		return bench.Cluster{Addr: splitList(o.brokers)[0], Security: sec}, func() {}, err
+		return bench.Cluster{Addr: confkey.SplitList(o.brokers)[0], Security: sec}, func() {}, err
 	}
 	if o.config != "" {
 		return bench.Cluster{}, nil, errors.New("bench --config: only with --brokers (the embedded broker is plaintext)")

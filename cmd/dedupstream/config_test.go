@@ -17,6 +17,7 @@ import (
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/state/memlimit"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/confkey"
 )
 
 // defaults is the configuration with nothing set: what loadConfig starts
@@ -43,7 +44,7 @@ func TestExampleConfigIsTheDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	var keys []string
-	_ = walk(reflect.ValueOf(&got).Elem(), "", func(path string, _ reflect.Value) error {
+	_ = confkey.Walk(&got, func(path string, _ reflect.Value) error {
 		keys = append(keys, path)
 		return nil
 	})

@@ -13,6 +13,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/offline/lab/demo"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/confkey"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -91,7 +92,7 @@ func demoBroker(o demoOptions) (string, demoSecurity, func(), error) {
 			return "", demoSecurity{}, nil, err
 		}
 		sec, err := kafkaSecurity(k)
-		return splitList(o.brokers)[0], demoSecurity{sec, k.TLS, k.SASL}, func() {}, err
+		return confkey.SplitList(o.brokers)[0], demoSecurity{sec, k.TLS, k.SASL}, func() {}, err
 	}
 	if o.config != "" {
 		return "", demoSecurity{}, nil, fmt.Errorf("demo --config: only with --brokers (the embedded broker is plaintext)")
@@ -138,7 +139,7 @@ func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 	var cfg Config
 	cfg.Kafka.Brokers = []string{addr}
 	if o.brokers != "" {
-		cfg.Kafka.Brokers = splitList(o.brokers)
+		cfg.Kafka.Brokers = confkey.SplitList(o.brokers)
 	}
 	cfg.Kafka.Input, cfg.Kafka.Output = demo.Input, demo.Output
 	cfg.Kafka.DeadLetter, cfg.Kafka.Duplicates = demo.DeadLetter, demo.Duplicates
