@@ -3,20 +3,16 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/lsh/clean"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/admin"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -29,8 +25,7 @@ type app struct {
 	front  *shard.Front  // sharded mode: the pipeline's index
 	shards *shard.Server // sharded mode: the shards this instance owns
 	pipe   *stream.Pipeline
-	admin  *adminServer // nil without admin.listen
-	ln     net.Listener // the admin server's
+	admin  *admin.Server // nil without admin.listen
 	reg    *prometheus.Registry
 	gauges *stream.StateGauges
 	// unlimit puts back the soft memory limit newApp replaced (setMemoryLimit).
@@ -43,9 +38,7 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	if err != nil {
 		return nil, err
 	}
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(buildInfo(method.Version()))
+	reg := admin.NewRegistry(version, method.Version())
 	sec, err := kafkaSecurity(cfg.Kafka)
 	if err != nil {
 		return nil, err
@@ -88,7 +81,8 @@ func newApp(cfg Config, log *zap.Logger, opts ...appOption) (*app, error) {
 	a.pipe = pipe
 	a.gauges = stream.StartStateGauges(reg, followState(&cfg, stats, log), cfg.Admin.StateInterval, a.sampleLag)
 	if cfg.Admin.Listen != "" {
-		if err := a.serveAdmin(reg); err != nil {
+		h := admin.Handler(admin.Options{Registry: reg, Ready: a.ready, Backup: cfg.Admin.Backup, Store: a.backupStore(), Logger: log})
+		if a.admin, err = admin.Listen(cfg.Admin.Listen, h, log); err != nil {
 			return nil, errors.Join(err, a.close())
 		}
 	}
@@ -133,54 +127,13 @@ func (a *app) ready() error {
 	return a.pipe.Health()
 }
 
-// serveAdmin starts the admin server on admin.listen; close stops it.
-func (a *app) serveAdmin(reg *prometheus.Registry) error {
-	ln, err := net.Listen("tcp", a.cfg.Admin.Listen)
-	if err != nil {
-		return fmt.Errorf("admin.listen %s: %w", a.cfg.Admin.Listen, err)
-	}
-	mux := http.NewServeMux()
-	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{Registry: reg}))
-	mux.HandleFunc("/livez", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
-	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-		if err := a.ready(); err != nil {
-			http.Error(w, "not ready: "+err.Error(), http.StatusServiceUnavailable)
-			return
-		}
-		fmt.Fprintln(w, "ok")
-	})
-	mux.HandleFunc("/debug/state/backup", a.serveBackup)
-	a.ln = ln
-	a.admin = startAdmin(ln, mux, a.log)
-	a.log.Info("admin listening", zap.String("addr", ln.Addr().String()))
-	return nil
-}
-
-// backupOff is what /debug/state/backup answers while admin.backup is off;
-// "dedupstream state backup --from" shows it to the operator.
-const backupOff = "state backup is off on this filter: start it with admin.backup: true (DEDUPSTREAM_ADMIN_BACKUP=true) to serve /debug/state/backup"
-
-// serveBackup streams a consistent backup of the running filter's state, for
-// "dedupstream state backup --from": Badger lets one process open a directory.
-// It hands out every stored page's id, URL and sketch, so it answers 403
-// unless admin.backup is set.
-func (a *app) serveBackup(w http.ResponseWriter, r *http.Request) {
-	if !a.cfg.Admin.Backup {
-		http.Error(w, backupOff, http.StatusForbidden)
-		return
-	}
-	if r.Method != http.MethodGet {
-		http.Error(w, "GET only", http.StatusMethodNotAllowed)
-		return
-	}
+// backupStore is what /debug/state/backup backs up: the single-instance
+// state; none in sharded mode.
+func (a *app) backupStore() admin.Backuper {
 	if a.store == nil {
-		http.Error(w, "a sharded filter has no single state to back up: its whole index is in the sequence log; 'dedupstream state collect' (with the filter's configuration and a new --state directory) reads it into one state directory, which 'state backup --state' then backs up", http.StatusNotFound)
-		return
+		return nil
 	}
-	w.Header().Set("Content-Type", "application/octet-stream")
-	if _, err := a.store.Backup(w); err != nil {
-		a.log.Error("state backup", zap.Error(err)) // headers are sent; the client sees a short body
-	}
+	return a.store
 }
 
 // run runs the pipeline until ctx is cancelled and the batch in hand is
@@ -237,7 +190,7 @@ func (a *app) close() error {
 		errs = append(errs, a.store.Close())
 	}
 	if a.admin != nil {
-		errs = append(errs, a.admin.stop(5*time.Second))
+		errs = append(errs, a.admin.Stop(5*time.Second))
 	}
 	a.unlimit()
 	return errors.Join(errs...)

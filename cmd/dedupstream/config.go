@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/vocab"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/admin"
 	"github.com/dedupstream/dedupstream/stream/prepare"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
@@ -39,28 +39,9 @@ type Config struct {
 	// MemoryLimit is a soft limit of the process's Go memory in bytes
 	// (debug.SetMemoryLimit): the collector works harder as it nears it. 0 =
 	// automatic (state/memlimit), -1 = none.
-	MemoryLimit int64       `yaml:"memory_limit"`
-	Admin       AdminConfig `yaml:"admin"`
-	Log         LogConfig   `yaml:"log"`
-}
-
-// AdminConfig is the HTTP admin port (/metrics, /livez, /readyz, and
-// /debug/state/backup if Backup is set).
-type AdminConfig struct {
-	// Listen is host:port; empty disables the admin server. Its default,
-	// defaultAdminListen, is set by newConfig before the file, environment
-	// and flags are read, so that an explicitly empty value stays empty.
-	Listen string `yaml:"listen"`
-	// Backup serves GET /debug/state/backup, a consistent backup of the
-	// whole state, to anyone who can reach Listen. Off by default.
-	Backup bool `yaml:"backup"`
-	// StateInterval is how often dedupstream_state_bytes and the consumer lag
-	// are sampled.
-	StateInterval time.Duration `yaml:"state_interval"`
-	// StallAfter is how long writes may keep failing, or an input partition
-	// this instance owns keep records not committed without moving, before
-	// /readyz answers 503 with what is stuck.
-	StallAfter time.Duration `yaml:"stall_after"`
+	MemoryLimit int64        `yaml:"memory_limit"`
+	Admin       admin.Config `yaml:"admin"`
+	Log         LogConfig    `yaml:"log"`
 }
 
 // LogConfig chooses the log encoding and level.
@@ -69,15 +50,12 @@ type LogConfig struct {
 	Format string `yaml:"format"` // auto (console on a terminal, else json), json, console
 }
 
-// defaultAdminListen is admin.listen when nothing sets it.
-const defaultAdminListen = "127.0.0.1:9090"
-
 // newConfig is the configuration before the file, environment and flags are
 // read: empty but for the defaults of keys whose empty value means "off"
 // rather than "default" (admin.listen), which ensureDefaults cannot tell apart.
 func newConfig() Config {
 	var c Config
-	c.Admin.Listen = defaultAdminListen
+	c.Admin.Listen = admin.DefaultListen
 	return c
 }
 
@@ -96,12 +74,7 @@ func (c *Config) ensureDefaults() {
 	}
 	c.State.EnsureDefaults()
 	c.Index.EnsureDefaults()
-	if c.Admin.StateInterval == 0 {
-		c.Admin.StateInterval = 15 * time.Second
-	}
-	if c.Admin.StallAfter == 0 {
-		c.Admin.StallAfter = 30 * time.Second
-	}
+	c.Admin.EnsureDefaults()
 	if c.Log.Level == "" {
 		c.Log.Level = "info"
 	}
@@ -124,12 +97,7 @@ func (c *Config) validate() error {
 	if c.MemoryLimit < -1 {
 		errs = append(errs, fmt.Errorf("memory_limit: want bytes, 0 (automatic) or -1 (none), got %d", c.MemoryLimit))
 	}
-	if c.Admin.StallAfter < 0 {
-		errs = append(errs, fmt.Errorf("admin.stall_after: must be positive, got %s", c.Admin.StallAfter))
-	}
-	if c.Admin.StateInterval < 0 {
-		errs = append(errs, fmt.Errorf("admin.state_interval: must be positive, got %s", c.Admin.StateInterval))
-	}
+	errs = append(errs, c.Admin.Validate())
 	switch c.Log.Format {
 	case "auto", "json", "console":
 	default:

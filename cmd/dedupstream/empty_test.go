@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.uber.org/zap/zaptest"
+
+	"github.com/dedupstream/dedupstream/stream/admin"
 )
 
 // TestEmptyAdminDisables: admin.listen given as "" — in the file, as
@@ -50,13 +52,13 @@ func TestEmptyAdminDisables(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer closeFilter(t, a)
-			if a.ln != nil || a.admin != nil {
-				t.Errorf("the filter listens on %v with admin.listen empty", a.ln.Addr())
+			if a.admin != nil {
+				t.Errorf("the filter listens on %v with admin.listen empty", a.admin.Addr())
 			}
 		})
 	}
-	f("default", "", "", nil, defaultAdminListen)
-	f("file-without-key", "admin:\n  state_interval: 1m\n", "", nil, defaultAdminListen)
+	f("default", "", "", nil, admin.DefaultListen)
+	f("file-without-key", "admin:\n  state_interval: 1m\n", "", nil, admin.DefaultListen)
 	f("flag", "", "", []string{"--admin", ""}, "")
 	f("flag=", "", "", []string{"--admin="}, "")
 	f("env", "", "DEDUPSTREAM_ADMIN_LISTEN=", nil, "")

@@ -34,7 +34,7 @@ func TestBrokerDownAndUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := runFilter(t, cfg, zaptest.NewLogger(t))
-	base := "http://" + a.ln.Addr().String()
+	base := "http://" + a.admin.Addr().String()
 	waitRecords(t, a.app, len(before))
 	waitStatus(t, base+"/readyz", http.StatusOK, "with the broker up")
 
@@ -86,7 +86,7 @@ func TestNotReadyWhileDraining(t *testing.T) {
 		}
 	}
 	a := runFilter(t, cfg, zaptest.NewLogger(t), hold)
-	base := "http://" + a.ln.Addr().String()
+	base := "http://" + a.admin.Addr().String()
 	<-held
 	waitStatus(t, base+"/readyz", http.StatusOK, "before the stop")
 	a.cancel()

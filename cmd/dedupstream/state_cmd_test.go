@@ -29,7 +29,7 @@ func TestStateBackupOfRunningFilter(t *testing.T) {
 	waitRecords(t, a, n)
 	backup := filepath.Join(t.TempDir(), "state.backup")
 	var out, errb bytes.Buffer
-	from := "http://" + a.ln.Addr().String()
+	from := "http://" + a.admin.Addr().String()
 	if err := cmdState(context.Background(), []string{"backup", "--from", from, "--out", backup}, &out, &errb); err != nil {
 		t.Fatalf("backup while running: %v %s", err, errb.String())
 	}
@@ -60,7 +60,7 @@ func TestStateBackupOffByDefault(t *testing.T) {
 	a, stop := startFilter(t, cfg)
 	defer closeFilter(t, a)
 	defer stop()
-	from := "http://" + a.ln.Addr().String()
+	from := "http://" + a.admin.Addr().String()
 	resp, err := http.Get(from + "/debug/state/backup")
 	if err != nil {
 		t.Fatal(err)

@@ -73,7 +73,7 @@ func TestFullKeysCapCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, stop := startFilter(t, cfg)
-	m := waitForMetric(t, "http://"+a.ln.Addr().String(), "dedupstream_records_total", long+short)
+	m := waitForMetric(t, "http://"+a.admin.Addr().String(), "dedupstream_records_total", long+short)
 	if got := m[`dedupstream_caps_hit_total{cap="keys"}`]; got != long {
 		t.Errorf("caps_hit{cap=\"keys\"} = %v, want %d", got, long)
 	}
