@@ -8,6 +8,7 @@ import (
 
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/bench"
+	"github.com/dedupstream/dedupstream/stream/logging"
 )
 
 // passthroughLatency runs the passthrough in latency mode.
@@ -54,7 +55,7 @@ func benchLog(path string) (*zap.Logger, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	log, err := newLogger(LogConfig{Level: "debug", Format: "json"}, f)
+	log, err := logging.New(logging.Config{Level: "debug", Format: "json"}, f)
 	if err != nil {
 		f.Close()
 		return nil, nil, err

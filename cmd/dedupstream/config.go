@@ -15,6 +15,7 @@ import (
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/admin"
+	"github.com/dedupstream/dedupstream/stream/logging"
 	"github.com/dedupstream/dedupstream/stream/prepare"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
@@ -39,15 +40,9 @@ type Config struct {
 	// MemoryLimit is a soft limit of the process's Go memory in bytes
 	// (debug.SetMemoryLimit): the collector works harder as it nears it. 0 =
 	// automatic (state/memlimit), -1 = none.
-	MemoryLimit int64        `yaml:"memory_limit"`
-	Admin       admin.Config `yaml:"admin"`
-	Log         LogConfig    `yaml:"log"`
-}
-
-// LogConfig chooses the log encoding and level.
-type LogConfig struct {
-	Level  string `yaml:"level"`  // debug, info, warn, error
-	Format string `yaml:"format"` // auto (console on a terminal, else json), json, console
+	MemoryLimit int64          `yaml:"memory_limit"`
+	Admin       admin.Config   `yaml:"admin"`
+	Log         logging.Config `yaml:"log"`
 }
 
 // newConfig is the configuration before the file, environment and flags are
@@ -75,12 +70,7 @@ func (c *Config) ensureDefaults() {
 	c.State.EnsureDefaults()
 	c.Index.EnsureDefaults()
 	c.Admin.EnsureDefaults()
-	if c.Log.Level == "" {
-		c.Log.Level = "info"
-	}
-	if c.Log.Format == "" {
-		c.Log.Format = "auto"
-	}
+	c.Log.EnsureDefaults()
 }
 
 func (c *Config) validate() error {
@@ -98,16 +88,7 @@ func (c *Config) validate() error {
 		errs = append(errs, fmt.Errorf("memory_limit: want bytes, 0 (automatic) or -1 (none), got %d", c.MemoryLimit))
 	}
 	errs = append(errs, c.Admin.Validate())
-	switch c.Log.Format {
-	case "auto", "json", "console":
-	default:
-		errs = append(errs, fmt.Errorf("log.format: want auto, json or console, got %q", c.Log.Format))
-	}
-	switch c.Log.Level {
-	case "debug", "info", "warn", "error":
-	default:
-		errs = append(errs, fmt.Errorf("log.level: want debug, info, warn or error, got %q", c.Log.Level))
-	}
+	errs = append(errs, c.Log.Validate())
 	return errors.Join(errs...)
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/lab/demo"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/confkey"
+	"github.com/dedupstream/dedupstream/stream/logging"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -173,7 +174,7 @@ func demoLog(verbose bool, stderr io.Writer) (*zap.Logger, error) {
 	if !verbose {
 		return zap.NewNop(), nil
 	}
-	return newLogger(LogConfig{Level: "info", Format: "console"}, stderr)
+	return logging.New(logging.Config{Level: "info", Format: "console"}, stderr)
 }
 
 // demoInstances builds the demo's filters: with one instance, the filter on

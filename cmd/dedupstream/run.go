@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/stream/bench"
+	"github.com/dedupstream/dedupstream/stream/logging"
 )
 
 // cmdRun is the stream mode: consume, decide, emit, store, commit, until signalled.
@@ -24,7 +25,7 @@ func cmdRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(cfg.Log, stderr)
+	log, err := logging.New(cfg.Log, stderr)
 	if err != nil {
 		return err
 	}
