@@ -11,6 +11,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/lab/corpus"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/bench"
+	"github.com/dedupstream/dedupstream/stream/filter"
 )
 
 // benchOptions are the bench command's flags.
@@ -206,7 +207,7 @@ func benchConfig(cl bench.Cluster, o benchOptions, output, group string) Config 
 	cfg.Sketch.Verify.Method, cfg.Sketch.Verify.NumPerm = o.verify, o.verifyPerm
 	cfg.Sketch.Contain = o.contain
 	cfg.Sketch.Params.Bands, cfg.Sketch.Params.Rows = o.bands, o.rows
-	cfg.ensureDefaults()
+	cfg.EnsureDefaults()
 	cfg.Admin.Listen = ""
 	return cfg
 }
@@ -231,19 +232,19 @@ func filterConfig(cl bench.Cluster, o benchOptions, output, group, dir string) C
 
 func runFilterBench(ctx context.Context, cl bench.Cluster, o benchOptions, dir string) (*bench.FilterRun, error) {
 	cfg := filterConfig(cl, o, bench.Output, "bench-filter", dir)
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	a, err := newApp(cfg, zap.NewNop())
+	a, err := newFilter(cfg, zap.NewNop())
 	if err != nil {
 		return nil, err
 	}
-	return bench.MeasureFilter(ctx, cl, a.benchFilter(nil), o.docs, bench.Profiles{CPU: o.cpuProfile, Mem: o.memProfile})
+	return bench.MeasureFilter(ctx, cl, benchFilter(a, cfg, nil), o.docs, bench.Profiles{CPU: o.cpuProfile, Mem: o.memProfile})
 }
 
-// benchFilter is a as the bench measures it; batches, if not nil, is what
-// its pipeline records its batch times in.
-func (a *app) benchFilter(batches *stream.BatchLog) *bench.Filter {
-	return &bench.Filter{Pipe: a.pipe, Metrics: a.reg, Store: a.store, Dir: a.cfg.State.Dir,
-		Sketch: a.method.Version(), Batches: batches, Close: a.close}
+// benchFilter is f, built from cfg, as the bench measures it; batches, if
+// not nil, is what its pipeline records its batch times in.
+func benchFilter(f *filter.Filter, cfg Config, batches *stream.BatchLog) *bench.Filter {
+	return &bench.Filter{Pipe: f.Pipeline(), Metrics: f.Registry(), Store: f.Store(), Dir: cfg.State.Dir,
+		Sketch: f.Method().Version(), Batches: batches, Close: f.Close}
 }

@@ -25,7 +25,7 @@ func passthroughLatency(ctx context.Context, cl bench.Cluster, o benchOptions, d
 func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir string, docs *bench.Encoded) (*bench.LatencyRun, error) {
 	cfg := filterConfig(cl, o, bench.LatencyFilterOut, "bench-filter-latency", dir) // the throughput run's state settings, too
 	cfg.Kafka.Input = bench.LatencyFilterIn
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
 	log, closeLog, err := benchLog(o.log)
@@ -34,11 +34,11 @@ func filterLatency(ctx context.Context, cl bench.Cluster, o benchOptions, dir st
 	}
 	defer closeLog()
 	var batches stream.BatchLog
-	a, err := newApp(cfg, log, func(d *stream.Deps) { d.Timed = batches.Add })
+	a, err := newFilter(cfg, log, func(d *stream.Deps) { d.Timed = batches.Add })
 	if err != nil {
 		return nil, err
 	}
-	return bench.FilterLatency(ctx, cl, a.benchFilter(&batches), docs, bench.LatencyOptions{
+	return bench.FilterLatency(ctx, cl, benchFilter(a, cfg, &batches), docs, bench.LatencyOptions{
 		Partitions: o.partitions, Settle: o.settle, Timeline: o.timeline, Trace: &o.trace,
 		Profiles: bench.Profiles{CPU: o.cpuProfile, Mem: o.memProfile},
 	})

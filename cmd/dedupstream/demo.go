@@ -59,7 +59,7 @@ func cmdDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	defer cleanup()
 	cfg.Kafka.TLS, cfg.Kafka.SASL = sec.TLS, sec.SASL
-	method, err := cfg.newMethod()
+	method, err := cfg.NewMethod()
 	if err != nil {
 		return err
 	}
@@ -164,9 +164,9 @@ func demoConfig(o demoOptions, addr string) (Config, func(), error) {
 		cfg.Index.Shards = o.shards
 		cfg.Kafka.SessionTimeout = 2 * time.Second
 	}
-	cfg.ensureDefaults()
+	cfg.EnsureDefaults()
 	cfg.Admin.Listen = "" // the demo runs no admin server
-	return cfg, cleanup, cfg.validate()
+	return cfg, cleanup, cfg.Validate()
 }
 
 // demoLog is the filter's logger: with -v, info and up on stderr.
@@ -191,15 +191,10 @@ func demoInstances(cfg Config, o demoOptions, stderr io.Writer) func(i int) (dem
 			c.State.Dir = filepath.Join(cfg.State.Dir, "instance"+strconv.Itoa(i+1))
 			log = log.With(zap.Int("instance", i+1))
 		}
-		a, err := newApp(c, log)
-		return demoFilter{a}, err
+		a, err := newFilter(c, log)
+		if err != nil {
+			return nil, err
+		}
+		return a, nil
 	}
 }
-
-// demoFilter is an app as the demo runs it.
-type demoFilter struct{ *app }
-
-func (f demoFilter) Run(ctx context.Context) error { return f.run(ctx) }
-func (f demoFilter) Counts() stream.Counts         { return f.pipe.Counts() }
-func (f demoFilter) Ready() error                  { return f.ready() }
-func (f demoFilter) Close() error                  { return f.close() }

@@ -47,13 +47,13 @@ func TestEmptyAdminDisables(t *testing.T) {
 			if want != "" {
 				return
 			}
-			a, err := newApp(cfg, zaptest.NewLogger(t))
+			a, err := newFilter(cfg, zaptest.NewLogger(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer closeFilter(t, a)
-			if a.admin != nil {
-				t.Errorf("the filter listens on %v with admin.listen empty", a.admin.Addr())
+			if a.AdminAddr() != nil {
+				t.Errorf("the filter listens on %v with admin.listen empty", a.AdminAddr())
 			}
 		})
 	}
@@ -86,7 +86,7 @@ func TestConfigCommandPrintsAdminOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ensureDefaults(); c.Admin.Listen != "" {
+	if c.EnsureDefaults(); c.Admin.Listen != "" {
 		t.Errorf("the printed configuration reads back with admin.listen %q", c.Admin.Listen)
 	}
 }
@@ -109,7 +109,7 @@ func TestEmptyListMeansNone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.ensureDefaults()
+		c.EnsureDefaults()
 		if len(c.Clean.DropTags) != wantTags {
 			t.Errorf("file %q env %q: drop_tags %q, want %d tags", file, environ, c.Clean.DropTags, wantTags)
 		}
@@ -124,7 +124,7 @@ func TestEmptyListMeansNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ensureDefaults(); len(c.Decode.Charset.Headers) != 0 || !reflect.DeepEqual(c.Decode.Charset.Fields, []string{"enc"}) {
+	if c.EnsureDefaults(); len(c.Decode.Charset.Headers) != 0 || !reflect.DeepEqual(c.Decode.Charset.Fields, []string{"enc"}) {
 		t.Errorf("decode.charset from the environment: %+v", c.Decode.Charset)
 	}
 }
@@ -145,7 +145,7 @@ func TestDecodeDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.ensureDefaults(); c.Decode.Detect == nil || *c.Decode.Detect != want {
+		if c.EnsureDefaults(); c.Decode.Detect == nil || *c.Decode.Detect != want {
 			t.Errorf("file %q env %q: decode.detect %v, want %v", file, environ, c.Decode.Detect, want)
 		}
 	}

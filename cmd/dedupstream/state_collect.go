@@ -23,7 +23,7 @@ func cmdStateCollect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	method, err := cfg.newMethod()
+	method, err := cfg.NewMethod()
 	if err != nil {
 		return err
 	}

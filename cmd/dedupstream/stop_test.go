@@ -12,6 +12,7 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/bench"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/filter"
 )
 
 // errDrained is what midRunStop's hook makes Run return at the end of its
@@ -24,7 +25,7 @@ var errDrained = errors.New("the drain's last stage")
 // document, to see whether the state is still open, and returns errDrained.
 type midRunStop struct {
 	ctx      context.Context
-	opt      appOption
+	opt      filter.Option
 	stateErr error // the state's answer at the end of the drain
 	asked    bool
 }
@@ -100,11 +101,11 @@ func TestBenchStopWaitsForDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newMidRunStop(t)
-	a, err := newApp(cfg, zaptest.NewLogger(t), s.opt)
+	a, err := newFilter(cfg, zaptest.NewLogger(t), s.opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = bench.Measure(s.ctx, a.pipe, len(msgs)+1)
+	_, err = bench.Measure(s.ctx, a.Pipeline(), len(msgs)+1)
 	s.check(t, err)
 	closeFilter(t, a)
 }
@@ -112,14 +113,14 @@ func TestBenchStopWaitsForDrain(t *testing.T) {
 // runDemoFilter runs the filter until it has processed n records (or ctx
 // ends), then stops it, waits for its drain and closes it. opts adjust the
 // pipeline (tests).
-func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...appOption) (demo.Result, error) {
+func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...filter.Option) (demo.Result, error) {
 	log, err := demoLog(verbose, stderr)
 	if err != nil {
 		return demo.Result{}, err
 	}
-	a, err := newApp(cfg, log, opts...)
+	a, err := newFilter(cfg, log, opts...)
 	if err != nil {
 		return demo.Result{}, err
 	}
-	return demo.RunOne(ctx, demoFilter{a}, n)
+	return demo.RunOne(ctx, a, n)
 }
