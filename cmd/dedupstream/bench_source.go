@@ -16,7 +16,7 @@ import (
 // stops the broker and removes its log.
 func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), error) {
 	if o.brokers != "" {
-		sec, err := kafkaSecurity(o.kafka)
+		sec, err := kafkaSecurity(o.pipes.Filter.Kafka)
 		return bench.Cluster{Addr: confkey.SplitList(o.brokers)[0], Security: sec}, func() {}, err
 	}
 	if o.config != "" {
@@ -26,5 +26,5 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 	if err != nil {
 		return bench.Cluster{}, nil, err
 	}
-	return bench.BrokerProcess(ctx, exe, o.partitions, o.brokerLog == "disk")
+	return bench.BrokerProcess(ctx, exe, o.Partitions, o.brokerLog == "disk")
 }

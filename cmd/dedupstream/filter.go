@@ -8,9 +8,13 @@ import (
 	"github.com/dedupstream/dedupstream/stream/filter"
 )
 
-// newFilter builds the filter of cfg (filter.New) as this process runs it: with
-// its version, reading its files, under its GOMEMLIMIT if set.
+// process is what the filters of this process take from it: its version,
+// its files, its GOMEMLIMIT if set.
+func process() filter.Process {
+	return filter.Process{Version: version, ReadFile: os.ReadFile, GoMemLimit: os.Getenv("GOMEMLIMIT") != ""}
+}
+
+// newFilter builds the filter of cfg in this process (filter.New).
 func newFilter(cfg Config, log *zap.Logger, opts ...filter.Option) (*filter.Filter, error) {
-	p := filter.Process{Version: version, ReadFile: os.ReadFile, GoMemLimit: os.Getenv("GOMEMLIMIT") != ""}
-	return filter.New(cfg, p, log, opts...)
+	return filter.New(cfg, process(), log, opts...)
 }
