@@ -72,12 +72,11 @@ func TestDemoStopWaitsForDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	o := demoOptions{pages: 40, seed: 1, partitions: 1, threshold: 0.8, mode: "tag", stateDir: t.TempDir()}
-	pages, err := demo.Pages(demo.Options{Pages: o.pages, Seed: o.seed})
+	pages, err := demo.Pages(demo.Options{Pages: 40, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, cleanup, err := demoConfig(o, b.Addr())
+	cfg, cleanup, err := demo.Config(demo.FilterSettings{Brokers: []string{b.Addr()}, Threshold: 0.8, Mode: "tag", StateDir: t.TempDir()})
 	defer cleanup()
 	if err != nil {
 		t.Fatal(err)
