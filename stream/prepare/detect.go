@@ -1,6 +1,6 @@
 package prepare
 
-//go:generate go run ./internal/detectgen
+//go:generate go run ../../offline/lab/detectgen
 
 // Detection is the last step of finding a page's encoding (see charset.go):
 // a value that is not UTF-8 and names no charset is read in each candidate
@@ -15,7 +15,7 @@ package prepare
 //
 //   - Cyrillic (windows-1251, koi8-r, ibm866, iso-8859-5, x-mac-cyrillic):
 //     each Russian letter by a letter-bigram table (detect_model.go, built
-//     by internal/detectgen), plus costs for a capital inside a word and a
+//     by offline/lab/detectgen), plus costs for a capital inside a word and a
 //     Cyrillic letter next to a Latin one; other Cyrillic letters (і, ї, є,
 //     ґ, ў) cost 8 bits, other characters 14;
 //   - Western (windows-1252): an accented letter costs 5 bits inside a Latin

@@ -24,7 +24,7 @@ import (
 // 200, 1,000 and 5,000 bytes, and decoded with detection on. Sources:
 //
 //   - ru: Russian pages of the page generator (offline/lab/gen, seed 2; the
-//     bigram table is counted from seed 1 and internal/detectgen/ru.txt);
+//     bigram table is counted from seed 1 and offline/lab/detectgen/ru.txt);
 //   - en: Reuters-21578 and 20 Newsgroups (../shared/corpora), typeset as a
 //     web page would be (curly quotes and apostrophes, dashes), one story
 //     after another until the page is full;

@@ -9,7 +9,7 @@ import (
 // TestModelIsGenerated: the committed table is what this command writes, so
 // it can be rebuilt and reviewed (go generate ./stream/prepare).
 func TestModelIsGenerated(t *testing.T) {
-	committed, err := os.ReadFile("../../detect_model.go")
+	committed, err := os.ReadFile("../../../stream/prepare/detect_model.go")
 	if err != nil {
 		t.Fatal(err)
 	}
