@@ -10,8 +10,6 @@ import (
 	"testing"
 
 	"go.uber.org/zap/zaptest"
-
-	"github.com/dedupstream/dedupstream/stream/admin"
 )
 
 // TestEmptyAdminDisables: admin.listen given as "" — in the file, as
@@ -47,18 +45,18 @@ func TestEmptyAdminDisables(t *testing.T) {
 			if want != "" {
 				return
 			}
-			a, err := newFilter(cfg, zaptest.NewLogger(t))
+			a, err := newApp(cfg, zaptest.NewLogger(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer closeFilter(t, a)
-			if a.AdminAddr() != nil {
-				t.Errorf("the filter listens on %v with admin.listen empty", a.AdminAddr())
+			if a.ln != nil || a.admin != nil {
+				t.Errorf("the filter listens on %v with admin.listen empty", a.ln.Addr())
 			}
 		})
 	}
-	f("default", "", "", nil, admin.DefaultListen)
-	f("file-without-key", "admin:\n  state_interval: 1m\n", "", nil, admin.DefaultListen)
+	f("default", "", "", nil, defaultAdminListen)
+	f("file-without-key", "admin:\n  state_interval: 1m\n", "", nil, defaultAdminListen)
 	f("flag", "", "", []string{"--admin", ""}, "")
 	f("flag=", "", "", []string{"--admin="}, "")
 	f("env", "", "DEDUPSTREAM_ADMIN_LISTEN=", nil, "")
@@ -86,7 +84,7 @@ func TestConfigCommandPrintsAdminOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.EnsureDefaults(); c.Admin.Listen != "" {
+	if c.ensureDefaults(); c.Admin.Listen != "" {
 		t.Errorf("the printed configuration reads back with admin.listen %q", c.Admin.Listen)
 	}
 }
@@ -109,7 +107,7 @@ func TestEmptyListMeansNone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.EnsureDefaults()
+		c.ensureDefaults()
 		if len(c.Clean.DropTags) != wantTags {
 			t.Errorf("file %q env %q: drop_tags %q, want %d tags", file, environ, c.Clean.DropTags, wantTags)
 		}
@@ -124,7 +122,7 @@ func TestEmptyListMeansNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.EnsureDefaults(); len(c.Decode.Charset.Headers) != 0 || !reflect.DeepEqual(c.Decode.Charset.Fields, []string{"enc"}) {
+	if c.ensureDefaults(); len(c.Decode.Charset.Headers) != 0 || !reflect.DeepEqual(c.Decode.Charset.Fields, []string{"enc"}) {
 		t.Errorf("decode.charset from the environment: %+v", c.Decode.Charset)
 	}
 }
@@ -145,7 +143,7 @@ func TestDecodeDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.EnsureDefaults(); c.Decode.Detect == nil || *c.Decode.Detect != want {
+		if c.ensureDefaults(); c.Decode.Detect == nil || *c.Decode.Detect != want {
 			t.Errorf("file %q env %q: decode.detect %v, want %v", file, environ, c.Decode.Detect, want)
 		}
 	}

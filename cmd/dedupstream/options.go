@@ -2,7 +2,9 @@ package main
 
 import "github.com/dedupstream/dedupstream/stream"
 
-// noOption is the filter.Option that adjusts nothing.
+// appOption adjusts the pipeline's collaborators before newApp builds it.
+type appOption func(*stream.Deps)
+
 func noOption(*stream.Deps) {}
 
 // crashPointEnv names the fault-injection variable of "dedupstream run", for

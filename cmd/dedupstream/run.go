@@ -10,7 +10,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/stream/bench"
-	"github.com/dedupstream/dedupstream/stream/logging"
 )
 
 // cmdRun is the stream mode: consume, decide, emit, store, commit, until signalled.
@@ -25,7 +24,7 @@ func cmdRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log, err := logging.New(cfg.Log, stderr)
+	log, err := newLogger(cfg.Log, stderr)
 	if err != nil {
 		return err
 	}
@@ -37,16 +36,16 @@ func cmdRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	a, err := newFilter(cfg, log, crash)
+	a, err := newApp(cfg, log, crash)
 	if err != nil {
 		return err
 	}
 	finished := make(chan struct{})
 	defer close(finished)
 	go exitAfterShutdownTimeout(ctx, finished, cfg.ShutdownTimeout+closeGrace, log)
-	runErr := a.Run(ctx)
-	log.Info("stopping", zap.Any("counts", a.Counts()))
-	return errors.Join(runErr, a.Close())
+	runErr := a.run(ctx)
+	log.Info("stopping", zap.Any("counts", a.pipe.Counts()))
+	return errors.Join(runErr, a.close())
 }
 
 // closeGrace is the time past shutdown_timeout given to closing Badger and

@@ -8,7 +8,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/dedupstream/dedupstream/stream/logging"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -23,7 +22,7 @@ func cmdStateCollect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	method, err := cfg.NewMethod()
+	method, err := cfg.newMethod()
 	if err != nil {
 		return err
 	}
@@ -31,7 +30,7 @@ func cmdStateCollect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	log, err := logging.New(cfg.Log, stderr)
+	log, err := newLogger(cfg.Log, stderr)
 	if err != nil {
 		return err
 	}

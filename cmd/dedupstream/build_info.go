@@ -1,25 +1,15 @@
-package admin
+package main
 
 import (
 	"runtime"
 	"runtime/debug"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// NewRegistry is the registry /metrics serves, holding the Go runtime's and
-// the process's collectors and dedupstream_build_info (BuildInfo).
-func NewRegistry(version, sketch string) *prometheus.Registry {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	reg.MustRegister(BuildInfo(version, sketch))
-	return reg
-}
-
-// BuildInfo is dedupstream_build_info: the version, VCS revision, Go version
+// buildInfo is dedupstream_build_info: the version, VCS revision, Go version
 // and sketch parameters as labels of a constant 1.
-func BuildInfo(version, sketch string) prometheus.Collector {
+func buildInfo(sketch string) prometheus.Collector {
 	revision := "unknown"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
