@@ -148,18 +148,30 @@ func (c *crashRun) killOnce() {
 func (c *crashRun) killAtPoint(stage string, n int) {
 	point := fmt.Sprintf("%s:%d", stage, n)
 	p := startProc(c.t, c.bin, c.env(crashPointEnv+"="+point), "run")
+	deadline := time.Now().Add(crashPointWait)
 	for !p.wait(50 * time.Millisecond) {
-		if lag, err := embedded.GroupLag(context.Background(), c.addr, crashGroup, "pages"); err == nil && lag == 0 {
+		lag, err := embedded.GroupLag(context.Background(), c.addr, crashGroup, "pages")
+		if err == nil && lag == 0 {
 			p.kill()
 			c.tally["caught-up"]++
 			c.last = "caught up, crash point " + point + " not reached"
 			return
+		}
+		if time.Now().After(deadline) {
+			p.kill()
+			c.t.Fatalf("crash point %s: the filter neither reached it nor caught up in %s (lag %d, %v); previous kill: %s; its output:\n%s",
+				point, crashPointWait, lag, err, c.last, tail(p.out.String(), 4000))
 		}
 	}
 	c.mustBeKilled(p, "crash point "+point)
 	c.tally[stage]++
 	c.last = "crash point " + point
 }
+
+// crashPointWait bounds the wait for a filter to reach its crash point or
+// catch up: a filter that does neither has stalled, which fails the test
+// rather than hang it.
+const crashPointWait = 3 * time.Minute
 
 // killAfter runs the filter and kills it after d.
 func (c *crashRun) killAfter(d time.Duration) {
