@@ -71,8 +71,7 @@ type unsettled struct {
 	key     docKey
 	batch   int64           // the first offset of the batch it was first applied from in this run
 	at      time.Time       // the timestamp of the record it was first applied from
-	again   []int64         // … and of the batches that appended it again (its input record replayed)
-	due     time.Time       // when the answers held on it from batches before the last of again are released
+	again   []int64         // the first offsets of the batches that appended it again (its input record replayed)
 	early   map[docKey]bool // copies whose answers held on it went out before it settled
 	pos     uint64          // its position in the log: what later decisions' OfPos name
 	offset  int64           // of the record it was first applied from in this run
