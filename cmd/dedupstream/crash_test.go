@@ -90,8 +90,9 @@ type crashRun struct {
 }
 
 func newCrashRun(t *testing.T) *crashRun {
+	bin := buildCrashBinary(t)
 	return &crashRun{
-		t: t, bin: buildCrashBinary(t), addr: processBroker(t), dir: t.TempDir(),
+		t: t, bin: bin, addr: processBroker(t, bin), dir: t.TempDir(),
 		rng:   rand.New(rand.NewPCG(*crashSeed, 0x6b696c6c)),
 		gen:   gen.New(gen.Options{Seed: *crashSeed, CopyRate: 0.4}),
 		pages: make(map[string]gen.Page), bad: make(map[string]bool), tally: make(map[string]int),

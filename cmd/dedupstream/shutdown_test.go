@@ -25,7 +25,7 @@ func TestSIGTERMDrains(t *testing.T) {
 	}
 	t.Parallel()
 	bin := buildCrashBinary(t)
-	addr, dir := processBroker(t), t.TempDir()
+	addr, dir := processBroker(t, bin), t.TempDir()
 	in := metricsInput(400, 0)
 	if err := produce(context.Background(), addr, "pages", in); err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func heldFilter(t *testing.T, group string, extraEnv ...string) (p *proc, bin, a
 		t.Skip("builds the binary")
 	}
 	bin = buildCrashBinary(t)
-	addr, dir := processBroker(t), t.TempDir()
+	addr, dir := processBroker(t, bin), t.TempDir()
 	in = metricsInput(100, 0)
 	if err := produce(context.Background(), addr, "pages", in); err != nil {
 		t.Fatal(err)
