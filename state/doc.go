@@ -125,6 +125,8 @@
 //	         flag 2 = the record holds its place in a sharded filter's
 //	         sequence log and its original's (Doc.Pos, Doc.OfPos): 16 bytes
 //	         after flag 1's field
+//	         flag 4 = the document's cluster is provisional in its shard
+//	         (Doc.Provisional); no field
 //	then     uvarint of, uvarint cluster, uvarint len + id, uvarint len + url,
 //	         uvarint len + of id, uvarint len + source, with flag 1 uvarint
 //	         len + of source, then the sketch (rest of the value)

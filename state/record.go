@@ -32,6 +32,7 @@ const (
 	recordV3HeadLen = 23 // then the original's time if flagOrigin, the positions if flagPos, of, cluster
 	flagOrigin      = 1  // version 3: the record names its original's time and Source
 	flagPos         = 2  // version 3: the record holds Pos and OfPos (a shard of the sharded index)
+	flagProvisional = 4  // version 3: Doc.Provisional
 )
 
 // zeroTime encodes time.Time{}, whose UnixNano is undefined.
@@ -77,6 +78,9 @@ func appendRecord(dst []byte, d *Doc) []byte {
 	}
 	if d.hasPos() {
 		flags |= flagPos
+	}
+	if d.Provisional {
+		flags |= flagProvisional
 	}
 	dst = append(dst, recordV3, d.Verdict)
 	dst = be.AppendUint64(dst, uint64(encodeTime(d.Time)))
@@ -133,9 +137,10 @@ func decodeRecord(seq uint64, v []byte) (Doc, error) {
 			return bad("short header", len(v))
 		}
 		d.Similarity = math.Float32frombits(be.Uint32(v[offSimilarityV3:]))
-		if v[offFlagsV3]&^(flagOrigin|flagPos) != 0 {
+		if v[offFlagsV3]&^(flagOrigin|flagPos|flagProvisional) != 0 {
 			return bad("unknown flags", offFlagsV3)
 		}
+		d.Provisional = v[offFlagsV3]&flagProvisional != 0
 		if v[offFlagsV3]&flagOrigin != 0 {
 			if len(v) < off+8 {
 				return bad("short header", len(v))

@@ -33,6 +33,8 @@ func TestRecordRoundTrip(t *testing.T) {
 	// a shard's record holds its place in the sequence log and its original's
 	f(Doc{Seq: 7, ID: "c", Source: "p/0/10", Pos: 1<<40 | 3, Sketch: []byte{4}})
 	f(Doc{Seq: 8, ID: "d", OfID: "c", Pos: 1<<40 | 9, OfPos: 1<<40 | 3, OfSource: "p/0/10", OfTime: time.Unix(1, 0).UTC()})
+	// and whether its cluster is still provisional there
+	f(Doc{Seq: 9, ID: "e", OfID: "c", Pos: 1<<40 | 11, OfPos: 1<<40 | 3, Cluster: 5, Provisional: true, Sketch: []byte{5}})
 }
 
 func TestDecodeRecordRejects(t *testing.T) {

@@ -56,8 +56,13 @@ type Doc struct {
 	// OfPos its original's: the order the shards of the sharded index decide
 	// in, and compare originals by across shards. 0 outside a shard.
 	Pos, OfPos uint64
-	Sketch     []byte   // opaque encoded signature
-	Bands      []uint64 // band keys; posting i is written under band index i
+	// Provisional marks, in a shard of the sharded index, a document whose
+	// stored cluster may still change: the shard has held its answer back,
+	// or given it only for the joining front to correct. Once its answer
+	// has gone out for good the cluster is fixed, and a replay repeats it.
+	Provisional bool
+	Sketch      []byte   // opaque encoded signature
+	Bands       []uint64 // band keys; posting i is written under band index i
 }
 
 // Capped says which caps cut a Candidates answer, for metrics.

@@ -22,6 +22,7 @@ var (
 	shardedPages   = flag.Int("sharded-pages", pagesPerRun, "TestSIGKILLSharded: pages produced before each kill")
 	shardedDrain   = flag.Duration("sharded-drain", 3*time.Minute, "TestSIGKILLSharded: the bound on draining the input after the last kill; past it the run has stalled")
 	shardedDown    = flag.Bool("sharded-scale-down", false, "TestSIGKILLSharded: at three quarters of the kills, stop one instance for good (SIGTERM)")
+	shardedLog     = flag.String("sharded-log-level", "info", "TestSIGKILLSharded: log.level of the instances (debug logs every shard answer and every joined decision; with -keep-logs)")
 	shardedKafka   = flag.Bool("sharded-real-kafka", false, "TestSIGKILLSharded: run against a real Kafka 2.4.0 broker of its own (../shared/kafka-2.4.0) instead of the embedded one")
 )
 
@@ -119,7 +120,7 @@ func (f *shardedFleet) env(dir string) []string {
 		"DEDUPSTREAM_BATCH_LINGER=5ms",
 		"DEDUPSTREAM_INDEX_SHARDS="+strconv.Itoa(shardedShards),
 		"DEDUPSTREAM_INDEX_MEMTABLE_BYTES=4194304",
-		"DEDUPSTREAM_LOG_LEVEL=info",
+		"DEDUPSTREAM_LOG_LEVEL="+*shardedLog,
 	)
 }
 

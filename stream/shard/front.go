@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -171,6 +172,7 @@ type waiting struct {
 	routes  []routed
 	answers []stream.Decision // by route
 	got     []bool
+	fixed   bool // every answer is a stored one whose cluster its shard has fixed
 	left    int
 	batch   *asked
 }
@@ -201,7 +203,7 @@ func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error)
 		}
 		rs := route(&docs[i], f.top.Shards)
 		a.waits[i] = &waiting{doc: &docs[i], reply: reply, routes: rs, answers: make([]stream.Decision, len(rs)),
-			got: make([]bool, len(rs)), left: len(rs), batch: a}
+			got: make([]bool, len(rs)), fixed: true, left: len(rs), batch: a}
 	}
 	f.register(a)
 	reading := -1 // the last input partition whose answer reader was checked
@@ -357,26 +359,50 @@ func (a *asked) Wait(ctx context.Context) ([]stream.Decision, error) {
 	for i, w := range a.waits {
 		a.dec[i] = join(w.doc, w.answers)
 	}
-	sameBatchClusters(a.docs, a.dec)
+	sameBatchClusters(a.docs, a.dec, func(i int) bool { return a.waits[i].fixed })
+	if f.log.Core().Enabled(zap.DebugLevel) {
+		for i, w := range a.waits {
+			f.log.Debug("joined", zap.String("source", w.doc.Source), zap.String("id", w.doc.ID),
+				zap.String("key", fmt.Sprintf("%x", a.key)), zap.Uint8("verdict", uint8(a.dec[i].Verdict)),
+				zap.String("of", a.dec[i].Of), zap.Uint64("cluster", a.dec[i].Cluster), zap.Bool("replayed", a.dec[i].Replayed),
+				zap.String("answers", answersString(w)))
+		}
+	}
 	return a.dec, nil
 }
 
+// answersString renders a document's shard answers for the debug log.
+func answersString(w *waiting) string {
+	var b strings.Builder
+	for r, rt := range w.routes {
+		d := &w.answers[r]
+		fmt.Fprintf(&b, "s%d:%d/%s/%d/%d/%v ", rt.shard, d.Verdict, d.Of, d.OfPos, d.Cluster, d.Replayed)
+	}
+	return b.String()
+}
+
 // sameBatchClusters gives each duplicate of a document of its own batch
-// that document's joined cluster. A shard holds back a duplicate's answer
-// until its original is settled, except when both came in one batch (the
-// original settles only once the batch is joined): there the shard answers
-// with the cluster it holds, which the join replaces. A batch's documents
-// are in log order, so an original's decision is final before its
-// duplicates'. The original is found by id, the latest of the batch's
-// earlier documents with it.
-func sameBatchClusters(docs []state.Doc, dec []stream.Decision) {
+// that document's joined cluster, unless fixed says its shards have fixed
+// its cluster already (it went out before: a replay repeats it). A shard
+// holds back a duplicate's answer until its original is settled, except
+// when both came in one batch (the original settles only once the batch is
+// joined): there the shard answers with the cluster it holds, which the
+// join replaces. A batch's documents are in log order, so an original's
+// decision is final before its duplicates'. The original is found by id,
+// the latest of the batch's earlier documents with it.
+func sameBatchClusters(docs []state.Doc, dec []stream.Decision, fixed func(i int) bool) {
 	at := make(map[string]int, len(docs))
 	for i := range docs {
-		if j, ok := at[dec[i].Of]; ok {
+		if j, ok := at[dec[i].Of]; ok && !fixed(i) {
 			dec[i].Cluster = dec[j].Cluster
 		}
 		at[docs[i].ID] = i
 	}
+}
+
+// holdsID reports whether a document of the batch has this id.
+func (a *asked) holdsID(id string) bool {
+	return slices.ContainsFunc(a.docs, func(d state.Doc) bool { return d.ID == id })
 }
 
 // resend writes again the probes whose answers have not come.
@@ -574,13 +600,21 @@ func (f *Front) deliver(as []answer) {
 	}
 }
 
-// record takes a shard's answer unless that shard has answered already.
+// record takes a shard's answer unless that shard has answered already, or
+// the answer is provisional and its original is not of this batch: such an
+// answer went to another batch holding the same document (a record fetched
+// twice across a rebalance), whose front corrects it as it joins, and this
+// batch waits for the answer to its own probe.
 func (w *waiting) record(a *answer) {
+	if a.provisional && !w.batch.holdsID(a.dec.Of) {
+		return
+	}
 	for r, rt := range w.routes {
 		if rt.shard != a.shard || w.got[r] {
 			continue
 		}
 		w.answers[r], w.got[r] = a.dec, true
+		w.fixed = w.fixed && a.dec.Replayed && !a.provisional
 		if w.left--; w.left == 0 {
 			if w.batch.left--; w.batch.left == 0 {
 				close(w.batch.done)

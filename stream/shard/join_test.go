@@ -56,3 +56,35 @@ func TestRouteCoversEveryKeyOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestProvisionalAnswers: a provisional answer counts only in a batch that
+// holds its original (the front corrects its cluster there); a fixed
+// replay keeps its cluster where a new answer takes its original's.
+func TestProvisionalAnswers(t *testing.T) {
+	docs := []state.Doc{{ID: "a", Source: "pages/0/1"}, {ID: "p", Source: "pages/0/2"}}
+	b := &asked{docs: docs, done: make(chan struct{})}
+	w := &waiting{doc: &docs[1], routes: []routed{{shard: 0}, {shard: 1}}, answers: make([]stream.Decision, 2),
+		got: make([]bool, 2), fixed: true, left: 2, batch: b}
+	b.waits, b.left = []*waiting{w}, 1
+	dup := stream.Decision{Verdict: stream.ExactDuplicate, Of: "x", Cluster: 9}
+	w.record(&answer{shard: 0, dec: dup, provisional: true})
+	if w.got[0] {
+		t.Error("a provisional answer whose original is not in the batch was taken")
+	}
+	dup.Of = "a"
+	w.record(&answer{shard: 0, dec: dup, provisional: true})
+	if !w.got[0] || w.fixed {
+		t.Errorf("a provisional answer whose original is in the batch: taken %v, fixed %v; want taken, not fixed", w.got[0], w.fixed)
+	}
+
+	dec := []stream.Decision{{Verdict: stream.Unique, Cluster: 5}, {Verdict: stream.ExactDuplicate, Of: "a", Cluster: 9}}
+	sameBatchClusters(docs, dec, func(int) bool { return false })
+	if dec[1].Cluster != 5 {
+		t.Errorf("a copy of a document of its batch has cluster %d, want its original's 5", dec[1].Cluster)
+	}
+	dec[1].Cluster = 9
+	sameBatchClusters(docs, dec, func(i int) bool { return i == 1 })
+	if dec[1].Cluster != 9 {
+		t.Errorf("a fixed replay's cluster became %d, want the 9 it went out with", dec[1].Cluster)
+	}
+}

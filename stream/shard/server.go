@@ -299,18 +299,10 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 			s.rebuilding.Add(-1)
 		}
 	}()
-	method := s.o.Method
-	o := s.o.State.ForMethod(method)
-	o.SketchVersion += storeVersionSuffix
-	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, id), true, true
-	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, storeMemtables
-	o.Logger = s.o.Logger.Named("shard" + r.label)
-	st, kept, err := s.store(id, o)
+	kept, err := r.open()
 	if err != nil {
 		return err
 	}
-	r.store = st
-	r.dec = stream.NewDecider(st, method, stream.DeciderOptions{Containment: s.o.Containment, Sequenced: true})
 	from, err := r.startAt(committed)
 	if err != nil {
 		return err
@@ -329,6 +321,23 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 		r.serve(max(from, 0))
 	}
 	return r.loop(ctx, reader)
+}
+
+// open opens the shard's store, or takes it as an earlier generation left
+// it (kept), and its decider.
+func (r *shardRun) open() (kept bool, err error) {
+	s := r.s
+	o := s.o.State.ForMethod(s.o.Method)
+	o.SketchVersion += storeVersionSuffix
+	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, r.id), true, true
+	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, storeMemtables
+	o.Logger = s.o.Logger.Named("shard" + r.label)
+	r.store, kept, err = s.store(r.id, o)
+	if err != nil {
+		return false, err
+	}
+	r.dec = stream.NewDecider(r.store, s.o.Method, stream.DeciderOptions{Containment: s.o.Containment, Sequenced: true})
+	return kept, nil
 }
 
 // startAt returns the first log offset to read: the store's applied position,
@@ -531,19 +540,60 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 		}
 		h := heldAnswer{offset: run[i].offset, batch: run[i].batch, reply: run[i].reply, on: d.OfPos,
 			a: answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: *d}}
+		fixed, err := r.fixed(d, &h.a)
+		if err != nil {
+			return n, err
+		}
 		switch {
-		case run[i].resent > 0:
-			// Its front has waited index.answer_timeout (settling.resent).
-			if r.settle.resent(h.a.source, h.a.hash, run[i].resent) {
-				continue
-			}
-		case r.settle.holds(d, run[i].batch, h.a.source, h.a.hash):
+		case fixed:
+			// Its answer went out for good before: a replay repeats it.
+		case run[i].resent > 0 && r.settle.resent(h.a.source, h.a.hash, run[i].resent):
+			continue // its front has waited index.answer_timeout once (settling.resent)
+		case run[i].resent == 0 && r.settle.holds(d, run[i].batch):
+			r.s.o.Logger.Debug("answer held", zap.Int("shard", r.id), zap.String("source", h.a.source),
+				zap.Int64("offset", h.offset), zap.Int64("batch", h.batch), zap.Uint64("on", h.on))
 			r.settle.hold(h)
+			if err := r.setProvisional(&h.a, true); err != nil {
+				return n, err
+			}
 			continue
+		default:
+			// Its original came in this batch or was appended again by it:
+			// the joining front may still correct the cluster.
+			if err := r.setProvisional(&h.a, r.settle.sameBatch(d, run[i].batch)); err != nil {
+				return n, err
+			}
 		}
 		n += r.pack(out, &h)
 	}
 	return n, nil
+}
+
+// fixed reports whether a's decision d is a stored one whose cluster is
+// fixed (state.Doc.Provisional unset): then a's cluster is the stored one,
+// and nothing held here changes it.
+func (r *shardRun) fixed(d *stream.Decision, a *answer) (bool, error) {
+	if !d.Replayed {
+		return false, nil
+	}
+	doc, ok, err := r.store.Replayed(a.source, a.hash)
+	if err != nil || !ok {
+		return false, err
+	}
+	a.provisional = doc.Provisional
+	return !doc.Provisional, nil
+}
+
+// setProvisional marks a's document provisional or fixed in the store, and
+// a with it.
+func (r *shardRun) setProvisional(a *answer, provisional bool) error {
+	a.provisional = provisional
+	doc, ok, err := r.store.Replayed(a.source, a.hash)
+	if err != nil || !ok || doc.Provisional == provisional {
+		return err
+	}
+	doc.Provisional = provisional
+	return r.store.Stage([]state.Doc{doc})
 }
 
 // resumeAt is the log position a restart on this store must read from once
@@ -563,6 +613,12 @@ func (r *shardRun) resumeAt(run []probeAt, next int64) int64 {
 func (r *shardRun) pack(out *packers, h *heldAnswer) int {
 	if h.offset < r.answer || r.standby {
 		return 0
+	}
+	if r.s.o.Logger.Core().Enabled(zap.DebugLevel) {
+		d := &h.a.dec
+		r.s.o.Logger.Debug("answer", zap.Int("shard", r.id), zap.String("source", h.a.source), zap.Int64("offset", h.offset),
+			zap.Int64("batch", h.batch), zap.Uint8("verdict", uint8(d.Verdict)), zap.String("of", d.Of), zap.Uint64("of_pos", d.OfPos),
+			zap.Uint64("cluster", d.Cluster), zap.Bool("replayed", d.Replayed))
 	}
 	out.add(h.reply, func(dst []byte) []byte { return appendAnswerBody(dst, &h.a) })
 	return 1
@@ -589,21 +645,24 @@ func (r *shardRun) checkOrder(stored []state.Doc) {
 // are stored with it). A final for a document this shard does not hold is
 // skipped. It returns how many answers it added to out.
 func (r *shardRun) applyFinal(f *final, out *packers) (int, error) {
-	if f.changed {
-		doc, ok, err := r.store.Replayed(f.source, f.hash)
-		if err != nil {
-			return 0, err
-		}
-		if ok {
+	doc, ok, err := r.store.Replayed(f.source, f.hash)
+	if err != nil {
+		return 0, err
+	}
+	if ok && (f.changed || doc.Provisional) { // what its front emitted is fixed
+		if f.changed {
 			d := f.dec
 			doc.Verdict, doc.Similarity, doc.OfID, doc.Cluster = uint8(d.Verdict), float32(d.Similarity), d.Of, d.Cluster
 			doc.OfPos, doc.Of = d.OfPos, 0
-			if err := r.store.Stage([]state.Doc{doc}); err != nil {
-				return 0, err
-			}
+		}
+		doc.Provisional = false
+		if err := r.store.Stage([]state.Doc{doc}); err != nil {
+			return 0, err
 		}
 	}
 	released, _ := r.settle.settle(f)
+	r.s.o.Logger.Debug("final", zap.Int("shard", r.id), zap.String("source", f.source), zap.Bool("changed", f.changed),
+		zap.Uint64("cluster", f.dec.Cluster), zap.Int("released", len(released)))
 	return r.answerReleased(released, out)
 }
 
@@ -619,14 +678,28 @@ func (r *shardRun) expire(out *packers) (int, error) {
 	return r.answerReleased(released, out)
 }
 
-// answerReleased stores released answers' clusters and adds them to out.
+// answerReleased fixes released answers' clusters in the store and adds
+// them to out. A document whose cluster an earlier answer already fixed
+// keeps it (a replay says what was said).
 func (r *shardRun) answerReleased(released []heldAnswer, out *packers) (int, error) {
 	n := 0
 	for i := range released {
-		if err := restamp(r.store, &released[i]); err != nil {
+		h := &released[i]
+		doc, ok, err := r.store.Replayed(h.a.source, h.a.hash)
+		if err != nil {
 			return n, err
 		}
-		n += r.pack(out, &released[i])
+		if ok {
+			if doc.Provisional {
+				doc.Cluster, doc.Provisional = h.a.dec.Cluster, false
+				if err := r.store.Stage([]state.Doc{doc}); err != nil {
+					return n, err
+				}
+			}
+			h.a.dec.Cluster, h.a.provisional = doc.Cluster, false
+		}
+		r.settle.view(docKey{h.a.source, h.a.hash}, h.a.dec.Cluster)
+		n += r.pack(out, h)
 	}
 	return n, nil
 }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 )
 
@@ -69,15 +68,14 @@ type settling struct {
 // unsettled is a document awaiting its final.
 type unsettled struct {
 	key     docKey
-	batch   int64           // the first offset of the batch it was first applied from in this run
-	at      time.Time       // the timestamp of the record it was first applied from
-	again   []int64         // the first offsets of the batches that appended it again (its input record replayed)
-	early   map[docKey]bool // copies whose answers held on it went out before it settled
-	pos     uint64          // its position in the log: what later decisions' OfPos name
-	offset  int64           // of the record it was first applied from in this run
-	cluster uint64          // the cluster this shard holds for it
-	since   time.Time       // when it was applied, for settleExpiry
-	done    bool            // settled: to be dropped from order
+	batch   int64     // the first offset of the batch it was first applied from in this run
+	at      time.Time // the timestamp of the record it was first applied from
+	again   []int64   // the first offsets of the batches that appended it again (its input record replayed)
+	pos     uint64    // its position in the log: what later decisions' OfPos name
+	offset  int64     // of the record it was first applied from in this run
+	cluster uint64    // the cluster this shard holds for it
+	since   time.Time // when it was applied, for settleExpiry
+	done    bool      // settled: to be dropped from order
 }
 
 // heldAnswer is an answer that waits for the final of the document it matched.
@@ -126,7 +124,6 @@ func (s *settling) add(key docKey, batch int64, at time.Time, pos uint64, offset
 		for _, h := range s.held[u.pos] {
 			if h.batch < batch {
 				out = append(out, h)
-				s.early(u, docKey{h.a.source, h.a.hash})
 			} else {
 				kept = append(kept, h)
 			}
@@ -143,15 +140,19 @@ func (s *settling) add(key docKey, batch int64, at time.Time, pos uint64, offset
 // holds reports whether an answer from a probe of the batch that began at
 // offset batch must wait: it matched a document still unsettled here, of
 // an earlier batch, and not appended again by this one (a replayed batch
-// settles its originals and their copies together, as any batch does). A
-// replay of a copy (source, hash) whose answer went out early (early) is
-// not held: it repeats the cluster stored for it.
-func (s *settling) holds(dec *stream.Decision, batch int64, source string, hash uint64) bool {
+// settles its originals and their copies together, as any batch does).
+func (s *settling) holds(dec *stream.Decision, batch int64) bool {
 	u := s.byPos[dec.OfPos]
-	if dec.OfPos == 0 || u == nil || u.batch >= batch || slices.Contains(u.again, batch) {
-		return false
-	}
-	return !dec.Replayed || !u.early[docKey{source, hash}]
+	return dec.OfPos != 0 && u != nil && u.batch < batch && !slices.Contains(u.again, batch)
+}
+
+// sameBatch reports whether an answer from a probe of the batch that began
+// at offset batch matched a document still unsettled here that came in
+// that batch or was appended again by it: the front joining the batch gives
+// it its original's joined cluster (sameBatchClusters).
+func (s *settling) sameBatch(dec *stream.Decision, batch int64) bool {
+	u := s.byPos[dec.OfPos]
+	return dec.OfPos != 0 && u != nil && !s.holds(dec, batch)
 }
 
 // resent handles a probe sent again after index.answer_timeout for the
@@ -173,23 +174,17 @@ func (s *settling) resent(source string, hash uint64, attempt int) (holding bool
 		if attempt < 2 {
 			return true
 		}
-		s.early(s.byPos[on], docKey{source, hash})
 		s.setHeld(on, kept)
 	}
 	return false
 }
 
-// early records that the answer of k, held on u, went out before u
-// settled, with the cluster held here (stored with it): a replay of k must
-// say the same and is not held again.
-func (s *settling) early(u *unsettled, k docKey) {
-	if u == nil {
-		return
+// view sets the cluster this shard holds for a document still unsettled
+// here whose own held answer has just gone out with cluster.
+func (s *settling) view(k docKey, cluster uint64) {
+	if u := s.pending[k]; u != nil {
+		u.cluster = cluster
 	}
-	if u.early == nil {
-		u.early = make(map[docKey]bool)
-	}
-	u.early[k] = true
 }
 
 // hold keeps an answer back until the document at position on is settled.
@@ -251,14 +246,10 @@ func (s *settling) release(u *unsettled, cluster uint64) []heldAnswer {
 	return s.stamp(hs, cluster)
 }
 
-// stamp sets the cluster of released answers; a released document still
-// unsettled itself takes that cluster as the one it holds.
+// stamp sets the cluster of released answers.
 func (s *settling) stamp(hs []heldAnswer, cluster uint64) []heldAnswer {
 	for i := range hs {
 		hs[i].a.dec.Cluster = cluster
-		if w := s.pending[docKey{hs[i].a.source, hs[i].a.hash}]; w != nil {
-			w.cluster = cluster
-		}
 	}
 	return hs
 }
@@ -285,14 +276,3 @@ func (s *settling) commitBound(next int64) int64 {
 // late resend) counts as a batch that began then, which only makes its
 // answers wait less.
 const maxBatchesKept = 4096
-
-// restamp sets a released duplicate's stored cluster to the one it was
-// released with, so that a replay of it and later matches find that.
-func restamp(st *state.Store, h *heldAnswer) error {
-	doc, ok, err := st.Replayed(h.a.source, h.a.hash)
-	if err != nil || !ok || doc.Cluster == h.a.dec.Cluster {
-		return err
-	}
-	doc.Cluster = h.a.dec.Cluster
-	return st.Stage([]state.Doc{doc})
-}

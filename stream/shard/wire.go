@@ -68,10 +68,11 @@ type final struct {
 
 // answer is one shard's decision on one probe.
 type answer struct {
-	shard  int
-	source string
-	hash   uint64
-	dec    stream.Decision
+	shard       int
+	source      string
+	hash        uint64
+	dec         stream.Decision
+	provisional bool // the shard's cluster for it may still change (state.Doc.Provisional)
 }
 
 // logRecord is a decoded sequence-log record: its probes or its finals, in
@@ -170,22 +171,31 @@ func appendFinalBody(dst []byte, f *final) []byte {
 	if !f.changed {
 		return append(dst, 0)
 	}
-	return appendDecision(append(dst, 1), &f.dec)
+	return appendDecision(append(dst, 1), &f.dec, false)
 }
 
 func appendAnswerBody(dst []byte, a *answer) []byte {
 	dst = binary.AppendUvarint(dst, uint64(a.shard))
 	dst = appendString(dst, a.source)
 	dst = binary.BigEndian.AppendUint64(dst, a.hash)
-	return appendDecision(dst, &a.dec)
+	return appendDecision(dst, &a.dec, a.provisional)
 }
 
-func appendDecision(dst []byte, d *stream.Decision) []byte {
-	var replayed byte
+// Decision flags: a stored answer, and one whose cluster is provisional.
+const (
+	decReplayed    = 1
+	decProvisional = 2
+)
+
+func appendDecision(dst []byte, d *stream.Decision, provisional bool) []byte {
+	var flags byte
 	if d.Replayed {
-		replayed = 1
+		flags |= decReplayed
 	}
-	dst = append(dst, byte(d.Verdict), replayed)
+	if provisional {
+		flags |= decProvisional
+	}
+	dst = append(dst, byte(d.Verdict), flags)
 	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Similarity)))
 	dst = binary.BigEndian.AppendUint64(dst, d.Cluster)
 	dst = appendString(dst, d.Of)
@@ -268,8 +278,13 @@ func (r *reader) time(what string) time.Time {
 	return time.Unix(0, ns).UTC()
 }
 
-func (r *reader) decision() stream.Decision {
-	d := stream.Decision{Verdict: stream.Verdict(r.byte1("verdict")), Replayed: r.byte1("replayed") == 1}
+func (r *reader) decision() (stream.Decision, bool) {
+	d := stream.Decision{Verdict: stream.Verdict(r.byte1("verdict"))}
+	flags := r.byte1("flags")
+	if r.err == nil && flags&^(decReplayed|decProvisional) != 0 {
+		r.fail(fmt.Sprintf("decision flags %d", flags))
+	}
+	d.Replayed = flags&decReplayed != 0
 	if r.err == nil && len(r.b)-r.off < 4 {
 		r.fail("similarity")
 	}
@@ -280,7 +295,7 @@ func (r *reader) decision() stream.Decision {
 	d.Cluster = r.uint64("cluster")
 	d.Of = r.string("of")
 	d.OfPos = r.uint64("of position")
-	return d
+	return d, flags&decProvisional != 0
 }
 
 // decodeLogRecord decodes a sequence-log record: a batch of probes or of
@@ -377,7 +392,8 @@ func decodeFinal(r *reader) final {
 	switch flag := r.byte1("changed"); {
 	case r.err != nil:
 	case flag == 1:
-		f.changed, f.dec = true, r.decision()
+		f.changed = true
+		f.dec, _ = r.decision()
 	case flag != 0:
 		r.fail(fmt.Sprintf("changed flag %d", flag))
 	}
@@ -388,13 +404,13 @@ func decodeFinal(r *reader) final {
 // which always carries its decision.
 func decodeChangedFinal(r *reader) final {
 	f := final{source: r.string("source"), hash: r.uint64("hash"), changed: true}
-	f.dec = r.decision()
+	f.dec, _ = r.decision()
 	return f
 }
 
 func decodeAnswer(r *reader) answer {
 	a := answer{shard: int(r.uvarint("shard")), source: r.string("source"), hash: r.uint64("hash")}
-	a.dec = r.decision()
+	a.dec, a.provisional = r.decision()
 	return a
 }
 

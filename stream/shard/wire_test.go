@@ -49,7 +49,7 @@ func TestWireRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(rec.finals, fs[:1]) {
 		t.Fatalf("an earlier build's finals: %+v, %v; want %+v", rec, err, fs[:1])
 	}
-	as := []answer{{shard: 7, source: "pages/3/42", hash: 9, dec: stream.Decision{Verdict: stream.Unique, Cluster: 5}}, {shard: 7, source: "pages/3/43", dec: dec}}
+	as := []answer{{shard: 7, source: "pages/3/42", hash: 9, dec: stream.Decision{Verdict: stream.Unique, Cluster: 5}}, {shard: 7, source: "pages/3/43", dec: dec, provisional: true}}
 	got, err := decodeAnswers(pack([]byte{wireVersion}, as, appendAnswerBody)[0])
 	if err != nil || !reflect.DeepEqual(got, as) {
 		t.Fatalf("answers: %+v, %v; want %+v", got, err, as)
@@ -65,7 +65,7 @@ func TestWireRoundTrip(t *testing.T) {
 // with its decision, no flag.
 func appendEarlierFinal(dst []byte, f *final) []byte {
 	dst = binary.BigEndian.AppendUint64(appendString(dst, f.source), f.hash)
-	return appendDecision(dst, &f.dec)
+	return appendDecision(dst, &f.dec, false)
 }
 
 // TestPositions checks that positions order entries by record offset, then

@@ -1,0 +1,116 @@
+package shard
+
+import (
+	"testing"
+	"time"
+
+	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/streamtest"
+)
+
+// TestReplayKeepsAFixedCluster drives one shard of two through the log of a
+// crash: an original A and its copy P come in one batch whose front dies
+// before emitting; P is appended again and held on A; A's replay comes
+// index.answer_timeout later, which releases P with the cluster the shard
+// holds for A (its own view); then A's final brings another joined cluster.
+// P's answer has gone out, so a later replay of P, even one that finds A
+// unsettled again, must get that same cluster, at once — and the answer
+// given inside A's own batch must say it is provisional, so that the front
+// corrects only that one.
+func TestReplayKeepsAFixedCluster(t *testing.T) {
+	m := streamtest.MinHash(t, lsh.Params{})
+	cfg := Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}
+	s := NewServer(cfg, Topology{Shards: 2, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
+	r := &shardRun{s: s, id: 0, label: "0", settle: newSettling(cfg.AnswerTimeout)}
+	if _, err := r.open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.store.Close() })
+
+	var sc lsh.Scratch
+	sketch, keys := m.Sketch(&sc, []byte("the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door"), nil, nil)
+	doc := func(id, source string) state.Doc {
+		return state.Doc{ID: id, Source: source, ContentHash: 77, Sketch: sketch, Bands: keys}
+	}
+	a, p := doc("a", "pages/0/1"), doc("p", "pages/0/2")
+	if len(route(&a, 2)) < 2 {
+		t.Fatal("the document reaches one shard only: nothing to settle")
+	}
+	t0 := time.Unix(1000, 0)
+	probeOf := func(d state.Doc, offset, batch int64, at time.Time) probeAt {
+		routes := route(&d, 2)
+		d.Bands, d.Pos = ownKeys(routes, 0), positionOf(offset, 0)
+		return probeAt{probe: probe{doc: d}, offset: offset, at: at, batch: batch, shared: len(routes) > 1}
+	}
+	// decide applies one log record's probes and returns the answers it gave.
+	decide := func(offset int64, at time.Time, docs ...state.Doc) map[string]answer {
+		t.Helper()
+		run := make([]probeAt, len(docs))
+		for i, d := range docs {
+			run[i] = probeOf(d, offset, offset, at)
+			run[i].doc.Pos = positionOf(offset, i)
+		}
+		out := newPackers(wireVersion)
+		if _, err := r.decide(run, offset+1, out); err != nil {
+			t.Fatal(err)
+		}
+		return answersIn(t, out)
+	}
+
+	first := decide(10, t0, a, p) // A's first batch; its front dies unemitted
+	if got, ok := first[p.Source]; !ok || !got.provisional || got.dec.Verdict != stream.ExactDuplicate {
+		t.Fatalf("the copy in its original's batch: %+v, want an exact duplicate answered provisional", got)
+	}
+	if got := decide(20, t0.Add(time.Second), p); len(got) != 0 {
+		t.Fatalf("the copy appended again is answered before its original settles: %+v", got)
+	}
+	// A's replay, index.answer_timeout after its first append: P goes out
+	// with the cluster this shard holds for A.
+	released := decide(30, t0.Add(cfg.AnswerTimeout+time.Second), a)
+	got, ok := released[p.Source]
+	if !ok || got.provisional {
+		t.Fatalf("A's late replay did not release the copy for good: %+v", released)
+	}
+	out := got.dec.Cluster
+	joined := out + 1 // the front joined another cluster for A
+	rel := newPackers(wireVersion)
+	if _, err := r.applyFinal(&final{source: a.Source, hash: a.ContentHash, changed: true,
+		dec: stream.Decision{Verdict: stream.Unique, Cluster: joined}}, rel); err != nil {
+		t.Fatal(err)
+	}
+	// A and P replayed once more, in two batches: A unsettled again, P's
+	// answer is the one that went out, at once.
+	decide(40, t0.Add(2*cfg.AnswerTimeout), a)
+	again, ok := decide(50, t0.Add(2*cfg.AnswerTimeout), p)[p.Source]
+	if !ok {
+		t.Fatal("a replay of a copy whose answer went out is held again")
+	}
+	if again.dec.Cluster != out || !again.dec.Replayed || again.provisional {
+		t.Errorf("replayed copy answered %+v, want the cluster it went out with, %d, fixed", again.dec, out)
+	}
+	rel = newPackers(wireVersion)
+	if _, err := r.applyFinal(&final{source: a.Source, hash: a.ContentHash}, rel); err != nil {
+		t.Fatal(err)
+	}
+	if stored, _, _ := r.store.Replayed(p.Source, p.ContentHash); stored.Cluster != out || stored.Provisional {
+		t.Errorf("the copy's stored cluster became %d (provisional %v), want %d fixed", stored.Cluster, stored.Provisional, out)
+	}
+}
+
+// answersIn decodes the answers packed in out, by source.
+func answersIn(t *testing.T, out *packers) map[string]answer {
+	t.Helper()
+	got := make(map[string]answer)
+	for _, msg := range out.messages("answers") {
+		as, err := decodeAnswers(msg.Value)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range as {
+			got[a.source] = a
+		}
+	}
+	return got
+}
