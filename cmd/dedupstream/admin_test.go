@@ -26,7 +26,7 @@ func TestMetricsAddUp(t *testing.T) {
 	}
 	cfg.Admin.StateInterval = 20 * time.Millisecond
 	a, stop := startFilter(t, cfg)
-	base := "http://" + a.ln.Addr().String()
+	base := "http://" + a.AdminAddr().String()
 	m := waitForMetric(t, base, "dedupstream_records_total", good+bad)
 	if got := m[`dedupstream_dead_letter_total{class="dedupstream.InvalidUTF8"}`]; got != bad {
 		t.Errorf("dead letters counted %v, want %d", got, bad)
@@ -87,7 +87,7 @@ func TestLagGrowsWhileStalled(t *testing.T) {
 	if err := produce(context.Background(), addr, "pages", in[100:]); err != nil {
 		t.Fatal(err)
 	}
-	base := "http://" + a.ln.Addr().String()
+	base := "http://" + a.AdminAddr().String()
 	const lag = `dedupstream_consumer_lag_records{partition="0"}`
 	// Before the stall the pipeline had fetched at most the first 100 records,
 	// so only the brokers' watermark (200) can put the lag above 100.

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/dedupstream/dedupstream/stream/bench"
+	"github.com/dedupstream/dedupstream/stream/confkey"
 )
 
 // benchBroker starts "dedupstream broker" as a child process on a free loopback
@@ -15,8 +16,8 @@ import (
 // stops the broker and removes its log.
 func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), error) {
 	if o.brokers != "" {
-		sec, err := kafkaSecurity(o.kafka)
-		return bench.Cluster{Addr: splitList(o.brokers)[0], Security: sec}, func() {}, err
+		sec, err := kafkaSecurity(o.pipes.Filter.Kafka)
+		return bench.Cluster{Addr: confkey.SplitList(o.brokers)[0], Security: sec}, func() {}, err
 	}
 	if o.config != "" {
 		return bench.Cluster{}, nil, errors.New("bench --config: only with --brokers (the embedded broker is plaintext)")
@@ -25,5 +26,5 @@ func benchBroker(ctx context.Context, o benchOptions) (bench.Cluster, func(), er
 	if err != nil {
 		return bench.Cluster{}, nil, err
 	}
-	return bench.BrokerProcess(ctx, exe, o.partitions, o.brokerLog == "disk")
+	return bench.BrokerProcess(ctx, exe, o.Partitions, o.brokerLog == "disk")
 }

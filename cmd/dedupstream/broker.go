@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 
+	"github.com/dedupstream/dedupstream/stream/confkey"
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
@@ -29,7 +29,7 @@ func cmdBroker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	o := embedded.Options{
-		Listen: *listen, Topics: splitList(*topics), Partitions: *parts, AutoCreate: *auto, DataDir: *dir,
+		Listen: *listen, Topics: confkey.SplitList(*topics), Partitions: *parts, AutoCreate: *auto, DataDir: *dir,
 		MinSessionTimeout: *minSession,
 	}
 	var err error
@@ -88,14 +88,4 @@ func brokerUsers(path string) ([]embedded.User, error) {
 	}
 	defer f.Close()
 	return embedded.ReadUsers(f, "broker --sasl-users "+path)
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, it := range strings.Split(s, ",") {
-		if it = strings.TrimSpace(it); it != "" {
-			out = append(out, it)
-		}
-	}
-	return out
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/dedupstream/dedupstream/lsh/explain"
 	"github.com/dedupstream/dedupstream/lsh/vocab"
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/filter"
 	"github.com/dedupstream/dedupstream/stream/prepare"
 )
 
@@ -40,11 +41,11 @@ func cmdCompare(_ context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	var vocab *vocab.Vocabulary // read once: the configured method and the estimates share it
 	if !cfg.Record.Enabled {
-		if vocab, err = readVocabulary(cfg.Vocabulary); err != nil {
+		if vocab, err = filter.ReadVocabulary(cfg.Vocabulary); err != nil {
 			return err
 		}
 	}
-	method, err := cfg.methodWith(vocab)
+	method, err := cfg.MethodWith(vocab)
 	if err != nil {
 		return err
 	}

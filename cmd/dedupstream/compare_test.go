@@ -68,8 +68,8 @@ func TestCompareStored(t *testing.T) {
 	var cfg Config
 	cfg.Sketch.Method = lsh.MethodModM
 	cfg.State.Dir = dir
-	cfg.ensureDefaults()
-	m, err := cfg.newMethod()
+	cfg.EnsureDefaults()
+	m, err := cfg.NewMethod()
 	if err != nil {
 		t.Fatal(err)
 	}

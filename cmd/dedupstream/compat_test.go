@@ -37,8 +37,8 @@ func releaseBroker(t *testing.T, vs *kversion.Versions, fl map[int16]int16, grou
 	cfg.State.Dir = t.TempDir()
 	cfg.Admin.Listen = ""
 	cfg.Admin.StateInterval = 50 * time.Millisecond // lag sampling: the Transport's ListOffsets, OffsetFetch
-	cfg.ensureDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	return b.Addr(), cfg, shim
@@ -61,11 +61,11 @@ func filterOn(t *testing.T, addr string, cfg Config, shim *floor.Shim) {
 	want := planned(t, addr, sec, compat.Needs{Sharded: cfg.Index.Shards > 0, SASL: sec.SASL != nil})
 	produceSecure(t, addr, sec, metricsInput(40, 2))
 	a := runFilter(t, cfg, zaptest.NewLogger(t))
-	waitRecords(t, a.app, 42)
+	waitRecords(t, a.Filter, 42)
 	waitSent(t, shim, want)
 	a.stop(t)
-	c := a.pipe.Counts()
-	closeFilter(t, a.app)
+	c := a.Counts()
+	closeFilter(t, a.Filter)
 	if c.Forwarded != 40 || c.Invalid != 2 || c.NearDuplicate == 0 {
 		t.Errorf("counts %+v, want 40 forwarded with near-duplicates among them, 2 invalid", c)
 	}
@@ -177,7 +177,7 @@ func TestShardedOnReleases(t *testing.T) {
 			// default 250 ms for a lagging partition can miss all of them,
 			// which says nothing about the protocol tested here.
 			cfg.Index.ReorderIdle = 5 * time.Second
-			if err := cfg.validate(); err != nil {
+			if err := cfg.Validate(); err != nil {
 				t.Fatal(err)
 			}
 			filterOn(t, addr, cfg, shim)
@@ -196,7 +196,7 @@ func TestSASLOnKafka40Floor(t *testing.T) {
 	addr, cfg, shim := releaseBroker(t, kversion.V4_0_0(), floor.Kafka40(), "compat-sasl",
 		embedded.User{Mechanism: "SCRAM-SHA-512", Name: user, Password: pass})
 	cfg.Kafka.SASL.Mechanism, cfg.Kafka.SASL.Username, cfg.Kafka.SASL.Password = stream.SASLScramSHA512, user, pass
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	filterOn(t, addr, cfg, shim)

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"io"
-	"math"
 	"os"
 	"reflect"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -14,16 +12,16 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/dedupstream/dedupstream/state"
-	"github.com/dedupstream/dedupstream/state/memlimit"
 	"github.com/dedupstream/dedupstream/stream"
+	"github.com/dedupstream/dedupstream/stream/confkey"
+	"github.com/dedupstream/dedupstream/stream/filter"
 )
 
 // defaults is the configuration with nothing set: what loadConfig starts
 // from, defaulted.
 func defaults() Config {
-	c := newConfig()
-	c.ensureDefaults()
+	c := filter.NewConfig()
+	c.EnsureDefaults()
 	return c
 }
 
@@ -34,7 +32,7 @@ func TestExampleConfigIsTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.ensureDefaults()
+	got.EnsureDefaults()
 	if want := defaults(); !reflect.DeepEqual(got, want) {
 		t.Errorf("config.example.yaml decodes to\n%+v\nbuilt-in defaults are\n%+v", got, want)
 	}
@@ -43,7 +41,7 @@ func TestExampleConfigIsTheDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	var keys []string
-	_ = walk(reflect.ValueOf(&got).Elem(), "", func(path string, _ reflect.Value) error {
+	_ = confkey.Walk(&got, func(path string, _ reflect.Value) error {
 		keys = append(keys, path)
 		return nil
 	})
@@ -89,8 +87,8 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 		}
 		c, err := loadConfig(path, environ)
 		if err == nil {
-			c.ensureDefaults()
-			err = c.validate()
+			c.EnsureDefaults()
+			err = c.Validate()
 		}
 		if err == nil || !strings.Contains(err.Error(), wantKey) {
 			t.Errorf("config %q env %q: error %v, want one naming %s", yaml, env, err, wantKey)
@@ -116,63 +114,6 @@ func TestInvalidConfigNamesTheKey(t *testing.T) {
 	f("memory_limit: -2\n", "", "memory_limit")
 }
 
-// TestMemoryLimit: memory_limit 0 sizes the limit from the Badger write
-// buffers the process may hold — its state's, or in sharded mode every shard
-// store's — 1.25 times the postings and replay indexes' bytes and the
-// headroom; -1, an in-memory state or GOMEMLIMIT set none;
-// bytes are taken as given.
-func TestMemoryLimit(t *testing.T) {
-	const mib = 1 << 20
-	t.Setenv("GOMEMLIMIT", "")
-	f := func(yaml string, index, want int64) {
-		t.Helper()
-		c := loadValid(t, yaml, nil, nil)
-		if got := c.memoryLimit(state.Stats{IndexBytes: index}); got != want {
-			t.Errorf("config %q, index %d MiB: memory limit %d MiB, want %d MiB", yaml, index/mib, got/mib, want/mib)
-		}
-	}
-	// three 8 MiB memtables of ~1.3 × their size and a level-0 table: 39.2 MiB,
-	// and the headroom: under the floor until the state has grown
-	f("", 0, memlimit.Floor)
-	f("", 100*mib, 392*mib/10+125*mib+memlimit.Headroom)
-	f("", 80*mib, memlimit.Floor)
-	f("state:\n  memtable_bytes: 33554432\n  num_memtables: 2\n", 0, memlimit.Floor)
-	f("state:\n  memtable_bytes: 67108864\n  num_memtables: 2\n", 0, 36*64*mib/10+memlimit.Headroom)
-	// four shard stores of two 16 MiB memtables each
-	f("index:\n  shards: 4\n", 0, 4*(36*16*mib/10)+memlimit.Headroom)
-	f("memory_limit: 1073741824\n", 20*mib, 1024*mib)
-	f("memory_limit: -1\n", 0, 0)
-	f("state:\n  dir: \"\"\n  in_memory: true\n", 0, 0)
-	t.Setenv("GOMEMLIMIT", "1GiB")
-	f("", 0, 0)
-	f("memory_limit: 1073741824\n", 0, 1024*mib)
-}
-
-// TestFollowState: with the automatic limit, every state sample sets the
-// runtime's limit from the indexes' bytes it reports; with
-// an explicit one the samples leave it alone.
-func TestFollowState(t *testing.T) {
-	t.Setenv("GOMEMLIMIT", "")
-	defer debug.SetMemoryLimit(debug.SetMemoryLimit(-1))
-	var st state.Stats
-	stats := func() state.Stats { return st }
-	c := loadValid(t, "", nil, nil)
-	follow := followState(&c, stats, zap.NewNop())
-	for _, st = range []state.Stats{{}, {IndexBytes: 160 << 20}, {IndexBytes: 200 << 20}} { // each above the floor
-		debug.SetMemoryLimit(math.MaxInt64)
-		follow()
-		if got, want := debug.SetMemoryLimit(-1), c.memoryLimit(st); st != (state.Stats{}) && got != want {
-			t.Errorf("state %+v: limit %d, want %d", st, got, want)
-		}
-	}
-	debug.SetMemoryLimit(math.MaxInt64)
-	c = loadValid(t, "memory_limit: 1073741824\n", nil, nil)
-	followState(&c, stats, zap.NewNop())()
-	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
-		t.Errorf("an explicit memory_limit was changed by a state sample to %d", got)
-	}
-}
-
 // loadValid loads a configuration file holding yaml with environ and the run
 // command's flags args applied, defaulted and validated.
 func loadValid(t *testing.T, yaml string, environ, args []string) Config {
@@ -190,8 +131,8 @@ func loadValid(t *testing.T, yaml string, environ, args []string) Config {
 	if err := applyFlags(fs, &c); err != nil {
 		t.Fatal(err)
 	}
-	c.ensureDefaults()
-	if err := c.validate(); err != nil {
+	c.EnsureDefaults()
+	if err := c.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	return c
@@ -243,14 +184,14 @@ func TestFilterKeysWarns(t *testing.T) {
 		}
 		c := loadValid(t, yaml, nil, []string{"--state", t.TempDir()})
 		core, logs := observer.New(zap.WarnLevel)
-		a, err := newApp(c, zap.New(core))
+		a, err := newFilter(c, zap.New(core))
 		if err != nil {
 			t.Fatal(err)
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()       // run warns first, then fails to reach the brokers
-		_ = a.run(ctx) // the error is not what this test is about
-		if err := a.close(); err != nil {
+		_ = a.Run(ctx) // the error is not what this test is about
+		if err := a.Close(); err != nil {
 			t.Fatal(err)
 		}
 		n := logs.FilterMessageSnippet("state.filter_keys is ignored").Len()

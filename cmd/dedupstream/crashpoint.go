@@ -9,11 +9,12 @@ import (
 
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/crashpoint"
+	"github.com/dedupstream/dedupstream/stream/filter"
 )
 
 // crashOption is the crash point DEDUPSTREAM_CRASH_POINT sets, if it is set,
 // as an option of the pipeline's deps (crashpoint.Parse).
-func crashOption(stderr io.Writer) (appOption, error) {
+func crashOption(stderr io.Writer) (filter.Option, error) {
 	v, ok := os.LookupEnv(crashPointEnv)
 	if !ok {
 		return noOption, nil

@@ -79,7 +79,7 @@ func exportedMetrics(t *testing.T) map[string]bool {
 		t.Fatal(err)
 	}
 	a, stop := startFilter(t, cfg)
-	base := "http://" + a.ln.Addr().String()
+	base := "http://" + a.AdminAddr().String()
 	waitForMetric(t, base, "dedupstream_records_total", 103)
 	names := make(map[string]bool)
 	for series := range scrape(t, base) {

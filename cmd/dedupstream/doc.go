@@ -1,9 +1,10 @@
 // Command dedupstream removes near-duplicate documents from Kafka streams. It
 // is a thin layer over the library: it reads the configuration (file,
 // environment, flags), builds the packages' configs from it, calls them, and
-// prints what they return; the work lives in stream, stream/prepare,
-// stream/shard, stream/bench, lsh, state, offline and offline/lab. Only this
-// command reads configuration files, flags and the environment.
+// prints what they return; the work lives in stream, stream/filter,
+// stream/prepare, stream/shard, stream/bench, lsh, state, offline and
+// offline/lab. Only this command reads configuration files, flags and the
+// environment.
 //
 //	dedupstream run      consume, decide, emit (the stream mode)
 //	dedupstream check    the brokers' API versions against those kafka-go sends

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.uber.org/zap/zaptest"
+
+	"github.com/dedupstream/dedupstream/stream/admin"
 )
 
 // TestEmptyAdminDisables: admin.listen given as "" — in the file, as
@@ -45,18 +47,18 @@ func TestEmptyAdminDisables(t *testing.T) {
 			if want != "" {
 				return
 			}
-			a, err := newApp(cfg, zaptest.NewLogger(t))
+			a, err := newFilter(cfg, zaptest.NewLogger(t))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer closeFilter(t, a)
-			if a.ln != nil || a.admin != nil {
-				t.Errorf("the filter listens on %v with admin.listen empty", a.ln.Addr())
+			if a.AdminAddr() != nil {
+				t.Errorf("the filter listens on %v with admin.listen empty", a.AdminAddr())
 			}
 		})
 	}
-	f("default", "", "", nil, defaultAdminListen)
-	f("file-without-key", "admin:\n  state_interval: 1m\n", "", nil, defaultAdminListen)
+	f("default", "", "", nil, admin.DefaultListen)
+	f("file-without-key", "admin:\n  state_interval: 1m\n", "", nil, admin.DefaultListen)
 	f("flag", "", "", []string{"--admin", ""}, "")
 	f("flag=", "", "", []string{"--admin="}, "")
 	f("env", "", "DEDUPSTREAM_ADMIN_LISTEN=", nil, "")
@@ -84,7 +86,7 @@ func TestConfigCommandPrintsAdminOff(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ensureDefaults(); c.Admin.Listen != "" {
+	if c.EnsureDefaults(); c.Admin.Listen != "" {
 		t.Errorf("the printed configuration reads back with admin.listen %q", c.Admin.Listen)
 	}
 }
@@ -107,7 +109,7 @@ func TestEmptyListMeansNone(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.ensureDefaults()
+		c.EnsureDefaults()
 		if len(c.Clean.DropTags) != wantTags {
 			t.Errorf("file %q env %q: drop_tags %q, want %d tags", file, environ, c.Clean.DropTags, wantTags)
 		}
@@ -122,7 +124,7 @@ func TestEmptyListMeansNone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ensureDefaults(); len(c.Decode.Charset.Headers) != 0 || !reflect.DeepEqual(c.Decode.Charset.Fields, []string{"enc"}) {
+	if c.EnsureDefaults(); len(c.Decode.Charset.Headers) != 0 || !reflect.DeepEqual(c.Decode.Charset.Fields, []string{"enc"}) {
 		t.Errorf("decode.charset from the environment: %+v", c.Decode.Charset)
 	}
 }
@@ -143,7 +145,7 @@ func TestDecodeDetect(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.ensureDefaults(); c.Decode.Detect == nil || *c.Decode.Detect != want {
+		if c.EnsureDefaults(); c.Decode.Detect == nil || *c.Decode.Detect != want {
 			t.Errorf("file %q env %q: decode.detect %v, want %v", file, environ, c.Decode.Detect, want)
 		}
 	}

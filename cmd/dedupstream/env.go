@@ -1,13 +1,6 @@
 package main
 
-import (
-	"encoding"
-	"fmt"
-	"reflect"
-	"strconv"
-	"strings"
-	"time"
-)
+import "github.com/dedupstream/dedupstream/stream/confkey"
 
 const envPrefix = "DEDUPSTREAM_"
 
@@ -15,170 +8,15 @@ const envPrefix = "DEDUPSTREAM_"
 // KEY is the YAML path upper-cased with dots as underscores
 // (kafka.brokers → DEDUPSTREAM_KAFKA_BROKERS). Lists are comma-separated.
 func applyEnv(c *Config, environ []string) error {
-	env := make(map[string]string)
-	for _, kv := range environ {
-		if k, v, ok := strings.Cut(kv, "="); ok && strings.HasPrefix(k, envPrefix) && k != crashPointEnv {
-			env[k] = v
-		}
-	}
-	used := make(map[string]bool)
-	err := walk(reflect.ValueOf(c).Elem(), "", func(path string, f reflect.Value) error {
-		name := envName(path)
-		v, ok := env[name]
-		if !ok {
-			return nil
-		}
-		used[name] = true
-		if err := setString(f, v); err != nil {
-			return fmt.Errorf("%s (from %s): %w", path, name, err)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	for k := range env {
-		if !used[k] {
-			return fmt.Errorf("environment variable %s names no configuration key", k)
-		}
-	}
-	return nil
+	return confkey.ApplyEnv(c, envPrefix, environ, crashPointEnv)
 }
 
+// envName is the DEDUPSTREAM_ variable of the key at path.
 func envName(path string) string {
-	return envPrefix + strings.ToUpper(strings.ReplaceAll(path, ".", "_"))
+	return confkey.EnvName(envPrefix, path)
 }
 
 // setKey sets one configuration key by its YAML path.
 func setKey(c *Config, key, value string) error {
-	found := false
-	err := walk(reflect.ValueOf(c).Elem(), "", func(path string, f reflect.Value) error {
-		if path != key {
-			return nil
-		}
-		found = true
-		if err := setString(f, value); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
-		}
-		return nil
-	})
-	if err == nil && !found {
-		err = fmt.Errorf("%s: no such configuration key", key)
-	}
-	return err
-}
-
-var textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
-
-// walk calls fn for every settable leaf of the struct v, named by YAML path.
-func walk(v reflect.Value, prefix string, fn func(path string, f reflect.Value) error) error {
-	t := v.Type()
-	for i := 0; i < t.NumField(); i++ {
-		sf := t.Field(i)
-		name, opts, _ := strings.Cut(sf.Tag.Get("yaml"), ",")
-		if name == "-" || !sf.IsExported() {
-			continue
-		}
-		f := v.Field(i)
-		path := joinPath(prefix, name)
-		if opts == "inline" {
-			path = prefix
-		}
-		isText := reflect.PointerTo(f.Type()).Implements(textUnmarshaler)
-		if f.Kind() == reflect.Struct && !isText && f.Type() != reflect.TypeFor[time.Time]() {
-			if err := walk(f, path, fn); err != nil {
-				return err
-			}
-			continue
-		}
-		if err := fn(path, f); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func joinPath(prefix, name string) string {
-	if prefix == "" {
-		return name
-	}
-	return prefix + "." + name
-}
-
-// setString parses s into f according to f's type; a pointer is set to a
-// new value.
-func setString(f reflect.Value, s string) error {
-	if f.Kind() == reflect.Pointer {
-		v := reflect.New(f.Type().Elem())
-		if err := setString(v.Elem(), s); err != nil {
-			return err
-		}
-		f.Set(v)
-		return nil
-	}
-	if u, ok := f.Addr().Interface().(encoding.TextUnmarshaler); ok {
-		return u.UnmarshalText([]byte(s))
-	}
-	if f.Type() == reflect.TypeFor[time.Duration]() {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			return err
-		}
-		f.SetInt(int64(d))
-		return nil
-	}
-	return setScalar(f, s)
-}
-
-func setScalar(f reflect.Value, s string) error {
-	switch f.Kind() {
-	case reflect.String:
-		f.SetString(s)
-	case reflect.Bool:
-		b, err := strconv.ParseBool(s)
-		if err != nil {
-			return err
-		}
-		f.SetBool(b)
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n, err := strconv.ParseInt(s, 10, f.Type().Bits())
-		if err != nil {
-			return err
-		}
-		f.SetInt(n)
-	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n, err := strconv.ParseUint(s, 10, f.Type().Bits())
-		if err != nil {
-			return err
-		}
-		f.SetUint(n)
-	case reflect.Float32, reflect.Float64:
-		x, err := strconv.ParseFloat(s, f.Type().Bits())
-		if err != nil {
-			return err
-		}
-		f.SetFloat(x)
-	case reflect.Slice:
-		return setList(f, s)
-	default:
-		return fmt.Errorf("cannot set a %s from text", f.Type())
-	}
-	return nil
-}
-
-// setList sets a list from comma-separated items. An empty s gives an empty,
-// non-nil list: where nil means "the default" (clean.drop_tags), an
-// explicitly empty value means "none".
-func setList(f reflect.Value, s string) error {
-	if f.Type().Elem().Kind() != reflect.String {
-		return fmt.Errorf("cannot set a %s from text", f.Type())
-	}
-	items := []string{}
-	for _, it := range strings.Split(s, ",") {
-		if it = strings.TrimSpace(it); it != "" {
-			items = append(items, it)
-		}
-	}
-	f.Set(reflect.ValueOf(items).Convert(f.Type()))
-	return nil
+	return confkey.Set(c, key, value)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/dedupstream/dedupstream/offline/lab/gen"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/filter"
 	"github.com/dedupstream/dedupstream/stream/streamtest"
 )
 
@@ -32,32 +33,32 @@ func testBroker(t *testing.T, partitions int, group string) (string, Config) {
 	cfg.Kafka.Brokers, cfg.Kafka.Group = []string{b.Addr()}, group
 	cfg.State.Dir = t.TempDir()
 	cfg.Admin.Listen = "127.0.0.1:0"
-	cfg.ensureDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	return b.Addr(), cfg
 }
 
-// filterRun is the filter (dedupstream run's app) running in a test: cancel
-// stops it, done receives Run's result. Closing it (a.close) is the caller's.
+// filterRun is the filter (filter.Filter, as dedupstream run builds it) running in a test: cancel
+// stops it, done receives Run's result. Closing it (a.Close) is the caller's.
 type filterRun struct {
-	*app
+	*filter.Filter
 	cancel context.CancelFunc
 	done   <-chan error
 }
 
 // runFilter builds the filter on cfg (and opts), logging to log, and runs it.
-func runFilter(t *testing.T, cfg Config, log *zap.Logger, opts ...appOption) *filterRun {
+func runFilter(t *testing.T, cfg Config, log *zap.Logger, opts ...filter.Option) *filterRun {
 	t.Helper()
-	a, err := newApp(cfg, log, opts...)
+	a, err := newFilter(cfg, log, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- a.run(ctx) }()
-	return &filterRun{app: a, cancel: cancel, done: done}
+	go func() { done <- a.Run(ctx) }()
+	return &filterRun{Filter: a, cancel: cancel, done: done}
 }
 
 // stop cancels the filter and waits for Run, which must succeed.
@@ -70,33 +71,33 @@ func (f *filterRun) stop(t *testing.T) {
 }
 
 // startFilter is runFilter with the test's logger; stop is filterRun.stop.
-func startFilter(t *testing.T, cfg Config, opts ...appOption) (a *app, stop func()) {
+func startFilter(t *testing.T, cfg Config, opts ...filter.Option) (a *filter.Filter, stop func()) {
 	t.Helper()
 	f := runFilter(t, cfg, zaptest.NewLogger(t), opts...)
-	return f.app, func() {
+	return f.Filter, func() {
 		t.Helper()
 		f.stop(t)
 	}
 }
 
 // waitRecords waits until the filter has processed n records.
-func waitRecords(t *testing.T, a *app, n int) {
+func waitRecords(t *testing.T, a *filter.Filter, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(time.Minute); a.pipe.Counts().Records < int64(n); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); a.Counts().Records < int64(n); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("filter processed %d of %d", a.pipe.Counts().Records, n)
+			t.Fatalf("filter processed %d of %d", a.Counts().Records, n)
 		}
 	}
 }
 
-func closeFilter(t *testing.T, a *app) {
+func closeFilter(t *testing.T, a *filter.Filter) {
 	t.Helper()
-	if err := a.close(); err != nil {
+	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// streamGenerated runs the filter (dedupstream run's app) on n generated
+// streamGenerated runs the filter (filter.Filter, as dedupstream run builds it) on n generated
 // pages through an embedded broker, stops it, and returns its configuration
 // and a ground-truth file.
 func streamGenerated(t *testing.T, n int, seed uint64, group, method string) (Config, string) {
@@ -105,7 +106,7 @@ func streamGenerated(t *testing.T, n int, seed uint64, group, method string) (Co
 	cfg.Admin.Listen = ""
 	if method != "" {
 		cfg.Sketch.Method = method
-		cfg.ensureDefaults()
+		cfg.EnsureDefaults()
 	}
 	g := gen.New(gen.Options{Seed: seed, CopyRate: 0.4, EditRate: 0.01})
 	var msgs []kafka.Message

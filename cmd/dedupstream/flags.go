@@ -63,8 +63,8 @@ func flagSet(name string, stderr io.Writer) (*flag.FlagSet, func() (Config, erro
 		if err := applyFlags(fs, &cfg); err != nil {
 			return cfg, err
 		}
-		cfg.ensureDefaults()
-		return cfg, cfg.validate()
+		cfg.EnsureDefaults()
+		return cfg, cfg.Validate()
 	}
 	return fs, load
 }

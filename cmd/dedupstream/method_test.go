@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/filter"
 )
 
 // TestStateRefusesAnotherMethod: a state directory written by the default
@@ -15,25 +16,25 @@ import (
 // error names both sketches; the oph configuration still opens it.
 func TestStateRefusesAnotherMethod(t *testing.T) {
 	dir := t.TempDir()
-	open := func(method string) (*app, error) {
+	open := func(method string) (*filter.Filter, error) {
 		var cfg Config
 		cfg.State.Dir = dir
 		cfg.Sketch.Method = method
-		cfg.ensureDefaults()
+		cfg.EnsureDefaults()
 		cfg.Admin.Listen = ""
-		if err := cfg.validate(); err != nil {
+		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		return newApp(cfg, zaptest.NewLogger(t))
+		return newFilter(cfg, zaptest.NewLogger(t))
 	}
 	a, err := open("")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := a.method.Version(); v != "oph128-b10r5-w5-16bit" {
+	if v := a.Method().Version(); v != "oph128-b10r5-w5-16bit" {
 		t.Errorf("default sketch version %q, want oph128-b10r5-w5-16bit (the default)", v)
 	}
-	if err := a.close(); err != nil {
+	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 	_, err = open("simhash")
@@ -46,7 +47,7 @@ func TestStateRefusesAnotherMethod(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reopen with oph: %v", err)
 	}
-	if err := a.close(); err != nil {
+	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -73,7 +73,7 @@ func openReclusterState(cfg Config, threshold float64) (*state.Store, lsh.Method
 	if threshold > 0 {
 		cfg.Sketch.Params.Threshold = threshold
 	}
-	method, err := cfg.newMethod()
+	method, err := cfg.NewMethod()
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,7 +20,7 @@ func TestOfflineRefusesShardedRoot(t *testing.T) {
 	}
 	var cfg Config
 	cfg.State.Dir = dir
-	cfg.ensureDefaults()
+	cfg.EnsureDefaults()
 	_, _, err := openReclusterState(cfg, 0)
 	if err == nil || !strings.Contains(err.Error(), "sharded") || !strings.Contains(err.Error(), "state collect") {
 		t.Fatalf("openReclusterState on a sharded root: %v, want a refusal naming state collect", err)

@@ -2,9 +2,7 @@ package main
 
 import "github.com/dedupstream/dedupstream/stream"
 
-// appOption adjusts the pipeline's collaborators before newApp builds it.
-type appOption func(*stream.Deps)
-
+// noOption is the filter.Option that adjusts nothing.
 func noOption(*stream.Deps) {}
 
 // crashPointEnv names the fault-injection variable of "dedupstream run", for

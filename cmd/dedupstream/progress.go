@@ -4,7 +4,7 @@ import (
 	"flag"
 	"io"
 
-	"github.com/dedupstream/dedupstream/cmd/dedupstream/progress"
+	"github.com/dedupstream/dedupstream/offline/progress"
 )
 
 // progressFlag adds --progress to fs; the returned func starts a reporter of a

@@ -34,8 +34,8 @@ func TestBrokerDownAndUp(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := runFilter(t, cfg, zaptest.NewLogger(t))
-	base := "http://" + a.ln.Addr().String()
-	waitRecords(t, a.app, len(before))
+	base := "http://" + a.AdminAddr().String()
+	waitRecords(t, a.Filter, len(before))
 	waitStatus(t, base+"/readyz", http.StatusOK, "with the broker up")
 
 	b.Close()
@@ -61,7 +61,7 @@ func TestBrokerDownAndUp(t *testing.T) {
 	}
 	waitDrained(t, b.Addr(), cfg.Kafka.Group, "pages", time.Minute)
 	a.stop(t)
-	closeFilter(t, a.app)
+	closeFilter(t, a.Filter)
 	checkEveryKey(t, b.Addr(), append(before, after...))
 }
 
@@ -86,7 +86,7 @@ func TestNotReadyWhileDraining(t *testing.T) {
 		}
 	}
 	a := runFilter(t, cfg, zaptest.NewLogger(t), hold)
-	base := "http://" + a.ln.Addr().String()
+	base := "http://" + a.AdminAddr().String()
 	<-held
 	waitStatus(t, base+"/readyz", http.StatusOK, "before the stop")
 	a.cancel()
@@ -95,10 +95,10 @@ func TestNotReadyWhileDraining(t *testing.T) {
 	if err := <-a.done; err != nil {
 		t.Fatal(err)
 	}
-	if got := a.pipe.Counts().Records; got == 0 {
+	if got := a.Counts().Records; got == 0 {
 		t.Errorf("the held batch was not finished: %d records counted", got)
 	}
-	closeFilter(t, a.app)
+	closeFilter(t, a.Filter)
 }
 
 func readyConfig(t *testing.T, addr string) Config {
@@ -109,8 +109,8 @@ func readyConfig(t *testing.T, addr string) Config {
 	cfg.Batch.RetryBackoff = 50 * time.Millisecond
 	cfg.State.Dir = t.TempDir()
 	cfg.Admin.Listen = "127.0.0.1:0"
-	cfg.ensureDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	return cfg

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/segmentio/kafka-go"
+	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/lsh"
 )
@@ -58,18 +59,18 @@ func TestRunRecordMode(t *testing.T) {
 	addr, cfg := testBroker(t, 1, "record") // one partition: p1 arrives first
 	cfg.Record.Enabled = true
 	cfg.Sketch.Method = "" // as in a file that enables record mode and names no method
-	cfg.ensureDefaults()
+	cfg.EnsureDefaults()
 	if cfg.Sketch.Method != lsh.MethodMinHash {
 		t.Fatalf("record mode without sketch.method: method %q, want minhash", cfg.Sketch.Method)
 	}
-	if err := cfg.validate(); err != nil {
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	a := runRecords(t, addr, cfg)
+	runRecords(t, addr, cfg)
 
 	other := cfg
 	other.Record.Fields = append(append([]lsh.RecordField(nil), cfg.Record.Fields...), lsh.RecordField{Name: "doi", Path: "doi", Kind: lsh.KindExact, Weight: 1})
-	if a, err := newApp(other, a.log); err == nil {
+	if a, err := newFilter(other, zaptest.NewLogger(t)); err == nil {
 		closeFilter(t, a)
 		t.Fatal("state built with four record fields opened with five")
 	}
@@ -95,8 +96,8 @@ func TestRunRecordModeSharded(t *testing.T) {
 	cfg.Record.Enabled = true
 	cfg.Sketch.Method = ""
 	cfg.Index.Shards = 4
-	cfg.ensureDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	runRecords(t, addr, cfg)
@@ -126,9 +127,9 @@ func TestRunRecordModeSharded(t *testing.T) {
 // runRecords produces four structured records — p2 a reformatted p1, p3
 // another paper with p1's title, p4 with a title of the wrong type — runs
 // the filter in record mode over them, and checks the verdicts: p2 a
-// near-duplicate of p1, p3 unique, p4 dead-lettered. It returns the stopped,
-// closed filter.
-func runRecords(t *testing.T, addr string, cfg Config) *app {
+// near-duplicate of p1, p3 unique, p4 dead-lettered. It stops and closes the
+// filter.
+func runRecords(t *testing.T, addr string, cfg Config) {
 	t.Helper()
 	title := "Closed itemsets as clusters of near duplicate web pages"
 	msgs := []kafka.Message{
@@ -163,6 +164,4 @@ func runRecords(t *testing.T, addr string, cfg Config) *app {
 	if len(verdicts) != 3 {
 		t.Errorf("forwarded %v, want p1..p3 (p4 dead-lettered)", verdicts)
 	}
-
-	return a
 }

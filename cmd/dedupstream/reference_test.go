@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/dedupstream/dedupstream/stream/confkey"
 )
 
 // referenceRow is one key of docs/configuration.md: | `key` | default | `ENV` | what |.
@@ -47,7 +49,7 @@ func yamlLeafPaths(n *yaml.Node, prefix string, out map[string]bool) {
 		return
 	}
 	for i := 0; i+1 < len(n.Content); i += 2 {
-		yamlLeafPaths(n.Content[i+1], joinPath(prefix, n.Content[i].Value), out)
+		yamlLeafPaths(n.Content[i+1], strings.TrimPrefix(prefix+"."+n.Content[i].Value, "."), out)
 	}
 }
 
@@ -68,7 +70,7 @@ func TestConfigReferenceMatches(t *testing.T) {
 	}
 	fields := make(map[string]reflect.Value)
 	var order []string
-	_ = walk(reflect.ValueOf(&example).Elem(), "", func(path string, f reflect.Value) error {
+	_ = confkey.Walk(&example, func(path string, f reflect.Value) error {
 		fields[path] = f
 		order = append(order, path)
 		return nil
@@ -103,7 +105,7 @@ func TestConfigReferenceMatches(t *testing.T) {
 		}
 		want := reflect.New(f.Type()).Elem()
 		if text != "" || f.Kind() == reflect.Slice {
-			if err := setString(want, text); err != nil {
+			if err := confkey.SetText(want, text); err != nil {
 				t.Errorf("docs/configuration.md: %s's default %q: %v", r.key, text, err)
 				continue
 			}

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/dedupstream/dedupstream/stream/bench"
+	"github.com/dedupstream/dedupstream/stream/logging"
 )
 
 // cmdRun is the stream mode: consume, decide, emit, store, commit, until signalled.
@@ -24,7 +25,7 @@ func cmdRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(cfg.Log, stderr)
+	log, err := logging.New(cfg.Log, stderr)
 	if err != nil {
 		return err
 	}
@@ -36,16 +37,16 @@ func cmdRun(ctx context.Context, args []string, _, stderr io.Writer) error {
 		}
 		defer stop()
 	}
-	a, err := newApp(cfg, log, crash)
+	a, err := newFilter(cfg, log, crash)
 	if err != nil {
 		return err
 	}
 	finished := make(chan struct{})
 	defer close(finished)
 	go exitAfterShutdownTimeout(ctx, finished, cfg.ShutdownTimeout+closeGrace, log)
-	runErr := a.run(ctx)
-	log.Info("stopping", zap.Any("counts", a.pipe.Counts()))
-	return errors.Join(runErr, a.close())
+	runErr := a.Run(ctx)
+	log.Info("stopping", zap.Any("counts", a.Counts()))
+	return errors.Join(runErr, a.Close())
 }
 
 // closeGrace is the time past shutdown_timeout given to closing Badger and

@@ -32,6 +32,6 @@ func toolKafka(path string) (stream.KafkaConfig, error) {
 	if err != nil {
 		return stream.KafkaConfig{}, err
 	}
-	cfg.ensureDefaults()
-	return cfg.Kafka, cfg.validate()
+	cfg.EnsureDefaults()
+	return cfg.Kafka, cfg.Validate()
 }

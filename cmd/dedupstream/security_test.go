@@ -50,8 +50,8 @@ func secureBroker(t *testing.T, tlsCfg *tls.Config, users ...embedded.User) (str
 // debug level.
 func runSecure(t *testing.T, addr string, cfg Config, n int) string {
 	t.Helper()
-	cfg.ensureDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	sec, err := kafkaSecurity(cfg.Kafka)
@@ -61,14 +61,14 @@ func runSecure(t *testing.T, addr string, cfg Config, n int) string {
 	produceSecure(t, addr, sec, metricsInput(n, 0))
 	log, logs := bufferLogger()
 	a := runFilter(t, cfg, log)
-	for deadline := time.Now().Add(time.Minute); a.pipe.Counts().Forwarded < int64(n); time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); a.Counts().Forwarded < int64(n); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			a.cancel()
-			t.Fatalf("forwarded %d of %d; run: %v", a.pipe.Counts().Forwarded, n, <-a.done)
+			t.Fatalf("forwarded %d of %d; run: %v", a.Counts().Forwarded, n, <-a.done)
 		}
 	}
 	a.stop(t)
-	closeFilter(t, a.app)
+	closeFilter(t, a.Filter)
 	return logs.String()
 }
 
@@ -142,19 +142,19 @@ func TestFilterOverSASL(t *testing.T) {
 func TestWrongCredentialsStopTheStart(t *testing.T) {
 	f := func(name string, addr string, cfg Config, want string) {
 		t.Run(name, func(t *testing.T) {
-			cfg.ensureDefaults()
-			if err := cfg.validate(); err != nil {
+			cfg.EnsureDefaults()
+			if err := cfg.Validate(); err != nil {
 				t.Fatal(err)
 			}
 			// The start checks the brokers and topics: the error comes from
-			// newApp, or at the latest from run.
-			a, err := newApp(cfg, zap.NewNop())
+			// newFilter, or at the latest from run.
+			a, err := newFilter(cfg, zap.NewNop())
 			if err == nil {
 				defer closeFilter(t, a)
 				ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 				defer cancel()
-				err = a.run(ctx)
-				if c := a.pipe.Counts().Records; c != 0 {
+				err = a.Run(ctx)
+				if c := a.Counts().Records; c != 0 {
 					t.Errorf("%d records processed", c)
 				}
 			}
@@ -225,8 +225,8 @@ func TestSecurityConfigNamesTheKey(t *testing.T) {
 		var c Config
 		err := decodeYAML([]byte(yamlText), &c)
 		if err == nil {
-			c.ensureDefaults()
-			err = c.validate()
+			c.EnsureDefaults()
+			err = c.Validate()
 		}
 		if err == nil || !strings.Contains(err.Error(), wantKey) {
 			t.Errorf("%q: error %v, want one naming %s", yamlText, err, wantKey)

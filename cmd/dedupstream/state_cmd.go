@@ -1,17 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/admin"
 )
 
 const stateUsage = `usage: dedupstream state <command> [flags]
@@ -93,7 +91,7 @@ func stateBackup(ctx context.Context, dir, from, out string, stdout io.Writer) e
 			return writeOut(out, stdout, func(w io.Writer) error { _, err := s.Backup(w); return err })
 		})
 	}
-	body, err := fetchBackup(ctx, from)
+	body, err := admin.FetchBackup(ctx, from)
 	if err != nil {
 		return err
 	}
@@ -104,25 +102,6 @@ func stateBackup(ctx context.Context, dir, from, out string, stdout io.Writer) e
 		}
 		return nil
 	})
-}
-
-// fetchBackup asks the admin port at from for a backup. A refusal is an error
-// carrying the filter's own explanation (admin.backup off).
-func fetchBackup(ctx context.Context, from string) (io.ReadCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(from, "/")+"/debug/state/backup", nil)
-	if err != nil {
-		return nil, fmt.Errorf("backup from %s: %w", from, err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("backup from %s: %w", from, err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		defer resp.Body.Close()
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 1024))
-		return nil, fmt.Errorf("backup from %s: %s: %s", from, resp.Status, bytes.TrimSpace(msg))
-	}
-	return resp.Body, nil
 }
 
 // writeOut calls write with the file out (writeFile), or stdout if out is

@@ -29,7 +29,7 @@ func TestStateBackupOfRunningFilter(t *testing.T) {
 	waitRecords(t, a, n)
 	backup := filepath.Join(t.TempDir(), "state.backup")
 	var out, errb bytes.Buffer
-	from := "http://" + a.ln.Addr().String()
+	from := "http://" + a.AdminAddr().String()
 	if err := cmdState(context.Background(), []string{"backup", "--from", from, "--out", backup}, &out, &errb); err != nil {
 		t.Fatalf("backup while running: %v %s", err, errb.String())
 	}
@@ -41,7 +41,7 @@ func TestStateBackupOfRunningFilter(t *testing.T) {
 			t.Fatalf("state %s: %v %s", args[0], err, errb.String())
 		}
 	}
-	if s := out.String(); !strings.Contains(s, "documents   120") || !strings.Contains(s, a.method.Version()) {
+	if s := out.String(); !strings.Contains(s, "documents   120") || !strings.Contains(s, a.Method().Version()) {
 		t.Errorf("stats of the restored state:\n%s", s)
 	}
 	if err := cmdState(context.Background(), []string{"restore", "--in", backup, "--state", restored}, &out, &errb); err == nil {
@@ -60,7 +60,7 @@ func TestStateBackupOffByDefault(t *testing.T) {
 	a, stop := startFilter(t, cfg)
 	defer closeFilter(t, a)
 	defer stop()
-	from := "http://" + a.ln.Addr().String()
+	from := "http://" + a.AdminAddr().String()
 	resp, err := http.Get(from + "/debug/state/backup")
 	if err != nil {
 		t.Fatal(err)

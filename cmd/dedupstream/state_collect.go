@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/dedupstream/dedupstream/stream/logging"
 	"github.com/dedupstream/dedupstream/stream/shard"
 )
 
@@ -22,7 +23,7 @@ func cmdStateCollect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	method, err := cfg.newMethod()
+	method, err := cfg.NewMethod()
 	if err != nil {
 		return err
 	}
@@ -30,7 +31,7 @@ func cmdStateCollect(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(cfg.Log, stderr)
+	log, err := logging.New(cfg.Log, stderr)
 	if err != nil {
 		return err
 	}

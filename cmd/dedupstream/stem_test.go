@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zaptest"
 
 	"github.com/dedupstream/dedupstream/state"
+	"github.com/dedupstream/dedupstream/stream/filter"
 )
 
 // TestStateRefusesOtherStemming: a state directory written with stop words
@@ -19,24 +20,24 @@ import (
 // also when given through the environment as DEDUPSTREAM_SKETCH_*.
 func TestStateRefusesOtherStemming(t *testing.T) {
 	dir := t.TempDir()
-	open := func(environ []string) (*app, error) {
+	open := func(environ []string) (*filter.Filter, error) {
 		cfg, err := loadConfig("", environ)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg.State.Dir, cfg.Admin.Listen = dir, ""
-		cfg.ensureDefaults()
-		if err := cfg.validate(); err != nil {
+		cfg.EnsureDefaults()
+		if err := cfg.Validate(); err != nil {
 			t.Fatal(err)
 		}
-		return newApp(cfg, zaptest.NewLogger(t))
+		return newFilter(cfg, zaptest.NewLogger(t))
 	}
 	stem := []string{"DEDUPSTREAM_SKETCH_STOPWORDS=en+ru", "DEDUPSTREAM_SKETCH_STEM=auto"}
 	a, err := open(stem)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := a.method.Version(); v != "oph128-b10r5-w5-stopenru-stemenru-16bit" {
+	if v := a.Method().Version(); v != "oph128-b10r5-w5-stopenru-stemenru-16bit" {
 		t.Errorf("sketch version %q", v)
 	}
 	closeFilter(t, a)
@@ -60,8 +61,8 @@ func TestStateRefusesOtherStemming(t *testing.T) {
 func TestFullKeysCapCounted(t *testing.T) {
 	addr, cfg := testBroker(t, 1, "full-keys-test")
 	cfg.Sketch.Method, cfg.Sketch.Full.MaxKeys = "full", 5
-	cfg.ensureDefaults()
-	if err := cfg.validate(); err != nil {
+	cfg.EnsureDefaults()
+	if err := cfg.Validate(); err != nil {
 		t.Fatal(err)
 	}
 	const long, short = 40, 6
@@ -73,7 +74,7 @@ func TestFullKeysCapCounted(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, stop := startFilter(t, cfg)
-	m := waitForMetric(t, "http://"+a.ln.Addr().String(), "dedupstream_records_total", long+short)
+	m := waitForMetric(t, "http://"+a.AdminAddr().String(), "dedupstream_records_total", long+short)
 	if got := m[`dedupstream_caps_hit_total{cap="keys"}`]; got != long {
 		t.Errorf("caps_hit{cap=\"keys\"} = %v, want %d", got, long)
 	}

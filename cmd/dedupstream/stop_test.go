@@ -4,11 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
-	"net"
-	"net/http"
-	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/zap/zaptest"
 
@@ -16,6 +12,7 @@ import (
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/bench"
 	"github.com/dedupstream/dedupstream/stream/embedded"
+	"github.com/dedupstream/dedupstream/stream/filter"
 )
 
 // errDrained is what midRunStop's hook makes Run return at the end of its
@@ -28,7 +25,7 @@ var errDrained = errors.New("the drain's last stage")
 // document, to see whether the state is still open, and returns errDrained.
 type midRunStop struct {
 	ctx      context.Context
-	opt      appOption
+	opt      filter.Option
 	stateErr error // the state's answer at the end of the drain
 	asked    bool
 }
@@ -75,12 +72,11 @@ func TestDemoStopWaitsForDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	o := demoOptions{pages: 40, seed: 1, partitions: 1, threshold: 0.8, mode: "tag", stateDir: t.TempDir()}
-	pages, err := demo.Pages(demo.Options{Pages: o.pages, Seed: o.seed})
+	pages, err := demo.Pages(demo.Options{Pages: 40, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg, cleanup, err := demoConfig(o, b.Addr())
+	cfg, cleanup, err := demo.Config(demo.FilterSettings{Brokers: []string{b.Addr()}, Threshold: 0.8, Mode: "tag", StateDir: t.TempDir()})
 	defer cleanup()
 	if err != nil {
 		t.Fatal(err)
@@ -104,56 +100,26 @@ func TestBenchStopWaitsForDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := newMidRunStop(t)
-	a, err := newApp(cfg, zaptest.NewLogger(t), s.opt)
+	a, err := newFilter(cfg, zaptest.NewLogger(t), s.opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = bench.Measure(s.ctx, a.pipe, len(msgs)+1)
+	_, err = bench.Measure(s.ctx, a.Pipeline(), len(msgs)+1)
 	s.check(t, err)
 	closeFilter(t, a)
-}
-
-// brokenListener fails every Accept with err; closed is closed by Close,
-// which http.Server.Serve calls as it returns.
-type brokenListener struct {
-	err    error
-	once   sync.Once
-	closed chan struct{}
-}
-
-func (l *brokenListener) Accept() (net.Conn, error) { return nil, l.err }
-func (l *brokenListener) Close() error              { l.once.Do(func() { close(l.closed) }); return nil }
-func (l *brokenListener) Addr() net.Addr            { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)} }
-
-// TestAdminStopWaitsForServe: stopping the admin server waits for its serving
-// goroutine, so it reports how serving ended — here with a failed listener.
-// Serve has returned (it closes the listener as it does) before stop is
-// called; only the serving goroutine knows with what.
-func TestAdminStopWaitsForServe(t *testing.T) {
-	ln := &brokenListener{err: errors.New("accept failed"), closed: make(chan struct{})}
-	s := startAdmin(ln, http.NotFoundHandler(), zaptest.NewLogger(t))
-	<-ln.closed
-	if err := s.stop(time.Minute); !errors.Is(err, ln.err) {
-		t.Errorf("stop returned %v, want the serving goroutine's %v", err, ln.err)
-	}
-	select {
-	case <-s.done:
-	default:
-		t.Error("stop returned before the serving goroutine")
-	}
 }
 
 // runDemoFilter runs the filter until it has processed n records (or ctx
 // ends), then stops it, waits for its drain and closes it. opts adjust the
 // pipeline (tests).
-func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...appOption) (demo.Result, error) {
+func runDemoFilter(ctx context.Context, cfg Config, n int, verbose bool, stderr io.Writer, opts ...filter.Option) (demo.Result, error) {
 	log, err := demoLog(verbose, stderr)
 	if err != nil {
 		return demo.Result{}, err
 	}
-	a, err := newApp(cfg, log, opts...)
+	a, err := newFilter(cfg, log, opts...)
 	if err != nil {
 		return demo.Result{}, err
 	}
-	return demo.RunOne(ctx, demoFilter{a}, n)
+	return demo.RunOne(ctx, a, n)
 }

@@ -4,7 +4,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/dedupstream/dedupstream/cmd/dedupstream/progress"
+	"github.com/dedupstream/dedupstream/offline/progress"
 )
 
 // A pass of 300 documents reported as log lines (what Auto picks when the

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/dedupstream/dedupstream/cmd/dedupstream/progress"
+	"github.com/dedupstream/dedupstream/offline/progress"
 )
 
 // clock is a fake clock the test moves by hand.

@@ -1,15 +1,25 @@
-package main
+package admin
 
 import (
 	"runtime"
 	"runtime/debug"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
-// buildInfo is dedupstream_build_info: the version, VCS revision, Go version
+// NewRegistry is the registry /metrics serves, holding the Go runtime's and
+// the process's collectors and dedupstream_build_info (BuildInfo).
+func NewRegistry(version, sketch string) *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg.MustRegister(BuildInfo(version, sketch))
+	return reg
+}
+
+// BuildInfo is dedupstream_build_info: the version, VCS revision, Go version
 // and sketch parameters as labels of a constant 1.
-func buildInfo(sketch string) prometheus.Collector {
+func BuildInfo(version, sketch string) prometheus.Collector {
 	revision := "unknown"
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
