@@ -62,6 +62,7 @@ type settling struct {
 	held         map[uint64][]heldAnswer // by the position of the original they wait for, each in log order
 	nheld        int
 	firsts       map[string]int64 // batch key → offset of its first probe record
+	batches      map[int64]int64  // probe record offset → the first offset of its batch
 	abandonAfter time.Duration    // see add
 }
 
@@ -89,17 +90,18 @@ type heldAnswer struct {
 
 func newSettling(abandonAfter time.Duration) *settling {
 	return &settling{abandonAfter: abandonAfter, pending: map[docKey]*unsettled{}, byPos: map[uint64]*unsettled{},
-		held: map[uint64][]heldAnswer{}, firsts: map[string]int64{}}
+		held: map[uint64][]heldAnswer{}, firsts: map[string]int64{}, batches: map[int64]int64{}}
 }
 
 // batchAt returns the first offset of the batch whose probe record with key
 // is at offset.
 func (s *settling) batchAt(key string, offset int64) int64 {
-	if first, ok := s.firsts[key]; ok {
-		return first
+	first, ok := s.firsts[key]
+	if !ok {
+		first, s.firsts[key] = offset, offset
 	}
-	s.firsts[key] = offset
-	return offset
+	s.batches[offset] = first
+	return first
 }
 
 // add records a document this shard decided that also reached other
@@ -147,12 +149,18 @@ func (s *settling) holds(dec *stream.Decision, batch int64) bool {
 }
 
 // sameBatch reports whether an answer from a probe of the batch that began
-// at offset batch matched a document still unsettled here that came in
-// that batch or was appended again by it: the front joining the batch gives
-// it its original's joined cluster (sameBatchClusters).
+// at offset batch matched a document of that batch, or one still unsettled
+// here that the batch appended again: the front joining the batch gives it
+// its original's joined cluster (sameBatchClusters), so its cluster here is
+// provisional.
 func (s *settling) sameBatch(dec *stream.Decision, batch int64) bool {
-	u := s.byPos[dec.OfPos]
-	return dec.OfPos != 0 && u != nil && !s.holds(dec, batch)
+	if dec.OfPos == 0 {
+		return false
+	}
+	if first, ok := s.batches[int64(dec.OfPos>>posShift)]; ok && first == batch {
+		return true // the original came in this batch, whether or not it waits for a final
+	}
+	return s.byPos[dec.OfPos] != nil && !s.holds(dec, batch)
 }
 
 // resent handles a probe sent again after index.answer_timeout for the
@@ -267,6 +275,9 @@ func (s *settling) commitBound(next int64) int64 {
 	}
 	if len(s.firsts) > maxBatchesKept {
 		maps.DeleteFunc(s.firsts, func(_ string, first int64) bool { return first < next })
+	}
+	if len(s.batches) > maxBatchesKept {
+		maps.DeleteFunc(s.batches, func(_, first int64) bool { return first < next })
 	}
 	return next
 }

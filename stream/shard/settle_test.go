@@ -180,3 +180,22 @@ func TestSettlingReplays(t *testing.T) {
 		t.Fatalf("a late replay released %+v (%d held), want the copy in between with the cluster held", got, s.nheld)
 	}
 }
+
+// TestSameBatchWithoutFinal: a copy of a document of its own batch is
+// provisional even when the original waits for no final here (it reached
+// this shard only): the front may still change its cluster as it joins.
+func TestSameBatchWithoutFinal(t *testing.T) {
+	s := newSettling(10 * time.Second)
+	b := s.batchAt("k1", 70)
+	s.batchAt("k1", 71) // the batch's second record
+	later := s.batchAt("k2", 80)
+	for _, of := range []uint64{positionOf(70, 3), positionOf(71, 0)} {
+		d := stream.Decision{Verdict: stream.NearDuplicate, OfPos: of}
+		if !s.sameBatch(&d, b) {
+			t.Errorf("a copy of %x in the original's batch is not provisional", of)
+		}
+		if s.sameBatch(&d, later) || s.holds(&d, later) {
+			t.Errorf("a copy of %x in a later batch counts as the original's batch, or is held with nothing to wait for", of)
+		}
+	}
+}
