@@ -557,10 +557,14 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 				return n, err
 			}
 			continue
-		default:
+		case r.settle.sameBatch(d, run[i].batch):
 			// Its original came in this batch or was appended again by it:
 			// the joining front may still correct the cluster.
-			if err := r.setProvisional(&h.a, r.settle.sameBatch(d, run[i].batch)); err != nil {
+			if err := r.setProvisional(&h.a, true); err != nil {
+				return n, err
+			}
+		default:
+			if err := r.settleReplay(&h.a); err != nil {
 				return n, err
 			}
 		}
@@ -582,6 +586,29 @@ func (r *shardRun) fixed(d *stream.Decision, a *answer) (bool, error) {
 	}
 	a.provisional = doc.Provisional
 	return !doc.Provisional, nil
+}
+
+// settleReplay fixes the answer of a document that goes out for good now.
+// A replayed one still provisional (answered only inside its original's
+// batch, whose front did not settle it) takes its original's stored
+// cluster, which the original's final has made the joined one.
+func (r *shardRun) settleReplay(a *answer) error {
+	a.provisional = false
+	doc, ok, err := r.store.Replayed(a.source, a.hash)
+	if err != nil || !ok || !doc.Provisional {
+		return err
+	}
+	if doc.Of != 0 && a.dec.Replayed {
+		orig, found, err := r.store.Get(doc.Of)
+		if err != nil {
+			return err
+		}
+		if found && orig.Cluster != 0 {
+			doc.Cluster, a.dec.Cluster = orig.Cluster, orig.Cluster
+		}
+	}
+	doc.Provisional = false
+	return r.store.Stage([]state.Doc{doc})
 }
 
 // setProvisional marks a's document provisional or fixed in the store, and
