@@ -540,12 +540,19 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 		}
 		h := heldAnswer{offset: run[i].offset, batch: run[i].batch, reply: run[i].reply, on: d.OfPos,
 			a: answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: *d}}
-		fixed, err := r.fixed(d, &h.a)
-		if err != nil {
-			return n, err
+		// A replayed decision's record says whether its cluster is fixed.
+		var stored state.Doc
+		replayed := false
+		if d.Replayed {
+			if stored, replayed, err = r.store.Replayed(h.a.source, h.a.hash); err != nil {
+				return n, err
+			}
+			if stored.Provisional { // marked so by an earlier run
+				r.settle.provisional[docKey{h.a.source, h.a.hash}] = true
+			}
 		}
 		switch {
-		case fixed:
+		case replayed && !stored.Provisional:
 			// Its answer went out for good before: a replay repeats it.
 		case run[i].resent > 0 && r.settle.resent(h.a.source, h.a.hash, run[i].resent):
 			continue // its front has waited index.answer_timeout once (settling.resent)
@@ -553,18 +560,18 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 			r.s.o.Logger.Debug("answer held", zap.Int("shard", r.id), zap.String("source", h.a.source),
 				zap.Int64("offset", h.offset), zap.Int64("batch", h.batch), zap.Uint64("on", h.on))
 			r.settle.hold(h)
-			if err := r.setProvisional(&h.a, true); err != nil {
+			if err := r.markProvisional(&h.a, stored, replayed); err != nil {
 				return n, err
 			}
 			continue
 		case r.settle.sameBatch(d, run[i].batch):
 			// Its original came in this batch or was appended again by it:
 			// the joining front may still correct the cluster.
-			if err := r.setProvisional(&h.a, true); err != nil {
+			if err := r.markProvisional(&h.a, stored, replayed); err != nil {
 				return n, err
 			}
-		default:
-			if err := r.settleReplay(&h.a); err != nil {
+		case replayed:
+			if err := r.settleReplay(&h.a, stored); err != nil {
 				return n, err
 			}
 		}
@@ -573,32 +580,12 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 	return n, nil
 }
 
-// fixed reports whether a's decision d is a stored one whose cluster is
-// fixed (state.Doc.Provisional unset): then a's cluster is the stored one,
-// and nothing held here changes it.
-func (r *shardRun) fixed(d *stream.Decision, a *answer) (bool, error) {
-	if !d.Replayed {
-		return false, nil
-	}
-	doc, ok, err := r.store.Replayed(a.source, a.hash)
-	if err != nil || !ok {
-		return false, err
-	}
-	a.provisional = doc.Provisional
-	return !doc.Provisional, nil
-}
-
-// settleReplay fixes the answer of a document that goes out for good now.
-// A replayed one still provisional (answered only inside its original's
-// batch, whose front did not settle it) takes its original's stored
-// cluster, which the original's final has made the joined one.
-func (r *shardRun) settleReplay(a *answer) error {
-	a.provisional = false
-	doc, ok, err := r.store.Replayed(a.source, a.hash)
-	if err != nil || !ok || !doc.Provisional {
-		return err
-	}
-	if doc.Of != 0 && a.dec.Replayed {
+// settleReplay fixes the cluster of a replayed document still provisional
+// (answered only inside its original's batch, whose front did not settle
+// it) as its answer goes out for good: its original's stored cluster, which
+// the original's final has made the joined one.
+func (r *shardRun) settleReplay(a *answer, doc state.Doc) error {
+	if doc.Of != 0 {
 		orig, found, err := r.store.Get(doc.Of)
 		if err != nil {
 			return err
@@ -607,19 +594,31 @@ func (r *shardRun) settleReplay(a *answer) error {
 			doc.Cluster, a.dec.Cluster = orig.Cluster, orig.Cluster
 		}
 	}
-	doc.Provisional = false
+	return r.fix(doc)
+}
+
+// markProvisional marks a's document provisional in the store (doc is its
+// record if have), and a with it.
+func (r *shardRun) markProvisional(a *answer, doc state.Doc, have bool) error {
+	a.provisional = true
+	r.settle.provisional[docKey{a.source, a.hash}] = true
+	if !have {
+		var err error
+		if doc, have, err = r.store.Replayed(a.source, a.hash); err != nil || !have {
+			return err
+		}
+	}
+	if doc.Provisional {
+		return nil
+	}
+	doc.Provisional = true
 	return r.store.Stage([]state.Doc{doc})
 }
 
-// setProvisional marks a's document provisional or fixed in the store, and
-// a with it.
-func (r *shardRun) setProvisional(a *answer, provisional bool) error {
-	a.provisional = provisional
-	doc, ok, err := r.store.Replayed(a.source, a.hash)
-	if err != nil || !ok || doc.Provisional == provisional {
-		return err
-	}
-	doc.Provisional = provisional
+// fix stores doc with its cluster fixed.
+func (r *shardRun) fix(doc state.Doc) error {
+	delete(r.settle.provisional, docKey{doc.Source, doc.ContentHash})
+	doc.Provisional = false
 	return r.store.Stage([]state.Doc{doc})
 }
 
@@ -672,19 +671,20 @@ func (r *shardRun) checkOrder(stored []state.Doc) {
 // are stored with it). A final for a document this shard does not hold is
 // skipped. It returns how many answers it added to out.
 func (r *shardRun) applyFinal(f *final, out *packers) (int, error) {
-	doc, ok, err := r.store.Replayed(f.source, f.hash)
-	if err != nil {
-		return 0, err
-	}
-	if ok && (f.changed || doc.Provisional) { // what its front emitted is fixed
-		if f.changed {
-			d := f.dec
-			doc.Verdict, doc.Similarity, doc.OfID, doc.Cluster = uint8(d.Verdict), float32(d.Similarity), d.Of, d.Cluster
-			doc.OfPos, doc.Of = d.OfPos, 0
-		}
-		doc.Provisional = false
-		if err := r.store.Stage([]state.Doc{doc}); err != nil {
+	if f.changed || r.settle.provisional[docKey{f.source, f.hash}] { // what its front emitted is fixed
+		doc, ok, err := r.store.Replayed(f.source, f.hash)
+		if err != nil {
 			return 0, err
+		}
+		if ok {
+			if f.changed {
+				d := f.dec
+				doc.Verdict, doc.Similarity, doc.OfID, doc.Cluster = uint8(d.Verdict), float32(d.Similarity), d.Of, d.Cluster
+				doc.OfPos, doc.Of = d.OfPos, 0
+			}
+			if err := r.fix(doc); err != nil {
+				return 0, err
+			}
 		}
 	}
 	released, _ := r.settle.settle(f)
@@ -718,8 +718,8 @@ func (r *shardRun) answerReleased(released []heldAnswer, out *packers) (int, err
 		}
 		if ok {
 			if doc.Provisional {
-				doc.Cluster, doc.Provisional = h.a.dec.Cluster, false
-				if err := r.store.Stage([]state.Doc{doc}); err != nil {
+				doc.Cluster = h.a.dec.Cluster
+				if err := r.fix(doc); err != nil {
 					return n, err
 				}
 			}

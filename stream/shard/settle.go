@@ -63,6 +63,7 @@ type settling struct {
 	nheld        int
 	firsts       map[string]int64 // batch key → offset of its first probe record
 	batches      map[int64]int64  // probe record offset → the first offset of its batch
+	provisional  map[docKey]bool  // documents this run stored or found provisional (state.Doc.Provisional), so that a final reads only these
 	abandonAfter time.Duration    // see add
 }
 
@@ -90,7 +91,8 @@ type heldAnswer struct {
 
 func newSettling(abandonAfter time.Duration) *settling {
 	return &settling{abandonAfter: abandonAfter, pending: map[docKey]*unsettled{}, byPos: map[uint64]*unsettled{},
-		held: map[uint64][]heldAnswer{}, firsts: map[string]int64{}, batches: map[int64]int64{}}
+		held: map[uint64][]heldAnswer{}, firsts: map[string]int64{}, batches: map[int64]int64{},
+		provisional: map[docKey]bool{}}
 }
 
 // batchAt returns the first offset of the batch whose probe record with key
