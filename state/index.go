@@ -53,13 +53,26 @@ func (s *Store) loadIndex() error {
 	return nil
 }
 
+// streamKeys is the number of keys in the store's tables above which
+// indexKeys reads on several goroutines. Badger's Stream allocates a 32 MiB
+// buffer for each of them however few keys there are: below this, one
+// iterator is cheaper, and a sharded instance opens a store per shard.
+var streamKeys = 1 << 18 // a variable for tests
+
 // indexKeys adds the postings every key under prefix leads to (index adds
 // one key's — a marker's, a legacy replay key's — and returns how many
-// documents it listed), reading the keys' ranges on GOMAXPROCS goroutines
-// (Badger's Stream): at a million documents one goroutine took 4–5.5 s on
-// 2 cores. It runs before Open returns, so nothing writes meanwhile and the
-// goroutines' snapshots are the same.
+// documents it listed). In a large store it reads the keys' ranges on
+// GOMAXPROCS goroutines (Badger's Stream): at a million documents one
+// goroutine took 4–5.5 s on 2 cores. It runs before Open returns, so nothing
+// writes meanwhile and the goroutines' snapshots are the same.
 func (s *Store) indexKeys(prefix byte, index func(*badger.Item) (int, error)) (docs int64, err error) {
+	var keys int
+	for _, t := range s.db.Tables() {
+		keys += int(t.KeyCount)
+	}
+	if keys < streamKeys {
+		return s.indexKeysInOrder(prefix, index)
+	}
 	var n atomic.Int64
 	var mu sync.Mutex
 	var first error // the first marker that could not be read
@@ -85,6 +98,22 @@ func (s *Store) indexKeys(prefix byte, index func(*badger.Item) (int, error)) (d
 	st.Send = func(*z.Buffer) error { return nil } // KeyToList returns nothing to send
 	err = st.Orchestrate(context.Background())
 	return n.Load(), cmp.Or(first, err)
+}
+
+// indexKeysInOrder is indexKeys on one iterator.
+func (s *Store) indexKeysInOrder(prefix byte, index func(*badger.Item) (int, error)) (docs int64, err error) {
+	txn := s.db.NewTransaction(false)
+	defer txn.Discard()
+	it := txn.NewIterator(badger.IteratorOptions{Prefix: []byte{prefix}}) // newest versions, none deleted or expired
+	defer it.Close()
+	for it.Rewind(); it.Valid(); it.Next() {
+		n, err := index(it.Item())
+		if err != nil {
+			return docs, err
+		}
+		docs += int64(n)
+	}
+	return docs, nil
 }
 
 // indexMarker adds the postings a marker lists, and returns how many

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -237,4 +238,57 @@ func FuzzMarker(f *testing.F) {
 			t.Fatalf("read %v, written again read %v (%v)", got, again, ok)
 		}
 	})
+}
+
+// TestIndexLoadsAlikeEitherWay: the postings index Open builds is the same
+// whether it reads the keys on one iterator (a small store) or on Badger's
+// Stream (a large one), for markers of the current format and of format 3.
+func TestIndexLoadsAlikeEitherWay(t *testing.T) {
+	dir := t.TempDir()
+	s := openDisk(t, dir, Options{})
+	var docs []Doc
+	for seq := uint64(1); seq <= 400; seq++ {
+		docs = append(docs, doc(seq, seq%37, 1000+seq%11))
+		if seq%50 == 0 { // a marker a write
+			put(t, s, docs...)
+			docs = docs[:0]
+		}
+	}
+	err := s.db.Update(func(txn *badger.Txn) error { // two documents as format 3 wrote them
+		v := binary.BigEndian.AppendUint64(nil, groupKey(5000))
+		v = binary.BigEndian.AppendUint64(v, bucketKey(s.keyBand(0), 36))
+		return errors.Join(txn.Set(appendPublishedKey(nil, 401), v), txn.Set(appendPublishedKey(nil, 402), v))
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil { // flushes the memtable into tables
+		t.Fatal(err)
+	}
+	load := func(keys int) (int, [][]uint64, []uint64) {
+		defer func(k int) { streamKeys = k }(streamKeys)
+		streamKeys = keys
+		s := openDisk(t, dir, Options{})
+		defer s.Close()
+		var found [][]uint64
+		for key := uint64(0); key < 37; key++ {
+			got, _, err := s.Candidates(nil, []uint64{key}, 1000)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found = append(found, seqsOf(got))
+		}
+		legacy, _ := s.index.Lookup(nil, bucketKey(s.keyBand(0), 36), 400, 1000, 10)
+		return s.index.Len(), found, legacy
+	}
+	n1, found1, legacy1 := load(math.MaxInt) // one iterator
+	n2, found2, legacy2 := load(0)           // Stream
+	if n1 != n2 || !reflect.DeepEqual(found1, found2) || n1 == 0 {
+		t.Errorf("one iterator: %d postings; Stream: %d; candidates alike: %v", n1, n2, reflect.DeepEqual(found1, found2))
+	}
+	for _, got := range [][]uint64{legacy1, legacy2} {
+		if !slices.Contains(got, 401) || !slices.Contains(got, 402) {
+			t.Errorf("band key 36 lists %v from seq 400, want 401 and 402 (format-3 markers)", got)
+		}
+	}
 }
