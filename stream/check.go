@@ -18,7 +18,8 @@ import (
 // missing ones with kafka.create_topics); then it sizes the writers and the
 // largest record to the topics' max.message.bytes (SizeWriters), in cfg.
 // With no broker reachable it leaves the configured bounds; the reader keeps
-// trying. sharded is index.shards > 0.
+// trying. It refuses a kafka.session_timeout outside the broker's bounds
+// (SessionTimeoutError). sharded is index.shards > 0.
 func CheckKafka(cfg *Config, sec Security, sharded bool, log *zap.Logger) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -28,6 +29,9 @@ func CheckKafka(cfg *Config, sec Security, sharded bool, log *zap.Logger) error 
 	}
 	topics, err := CheckTopics(ctx, cfg.Kafka, sec, log)
 	if err != nil {
+		return err
+	}
+	if err := SessionTimeoutError(cfg.Kafka, topics); err != nil {
 		return err
 	}
 	record, why := SizeWriters(&cfg.Kafka, topics, sharded)
@@ -70,6 +74,13 @@ func WriteCheck(ctx context.Context, w, errw io.Writer, cfg Config, sec Security
 	record, why := SizeWriters(&k, topics, shards > 0)
 	fmt.Fprintf(w, "\nwriters: batches of at most %d bytes, records of at most %d bytes before verdict headers (%s)\n",
 		k.MaxBatchBytes, min(record, cfg.Decode.MaxMessageBytes), why)
+	if topics.MinSessionTimeout > 0 && topics.MaxSessionTimeout > 0 {
+		fmt.Fprintf(w, "group session timeout: kafka.session_timeout %s; the broker accepts %s to %s\n",
+			cfg.Kafka.SessionTimeout, topics.MinSessionTimeout, topics.MaxSessionTimeout)
+	}
+	if err := SessionTimeoutError(cfg.Kafka, topics); err != nil {
+		errs = append(errs, err)
+	}
 	if err := MissingError(cfg.Kafka, topics); err != nil {
 		if cfg.Kafka.CreateTopics {
 			fmt.Fprintln(w, "missing topics would be created at start (kafka.create_topics)")

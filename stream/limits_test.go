@@ -1,6 +1,7 @@
 package stream_test
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -125,6 +126,50 @@ func TestCheckTopics(t *testing.T) {
 	again, err := stream.InspectTopics(context.Background(), cfg.Kafka, stream.Security{})
 	if err != nil || len(again.Missing()) != 0 {
 		t.Fatalf("InspectTopics after creation: %+v, %v", again, err)
+	}
+}
+
+// TestSessionTimeoutBounds: the broker's group session timeout bounds are
+// read with the topics, and a kafka.session_timeout outside them is refused
+// with the bound to set, before anything joins a group.
+func TestSessionTimeoutBounds(t *testing.T) {
+	for _, least := range []time.Duration{0, 250 * time.Millisecond} { // 0: the broker's default, 6 s
+		b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, MinSessionTimeout: least})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(b.Close)
+		var cfg stream.Config
+		cfg.Kafka.Brokers = []string{b.Addr()}
+		cfg.EnsureDefaults()
+		top, err := stream.InspectTopics(context.Background(), cfg.Kafka, stream.Security{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := cmp.Or(least, 6*time.Second)
+		if top.MinSessionTimeout != want || top.MaxSessionTimeout != 5*time.Minute {
+			t.Fatalf("bounds read %s–%s, want %s–5m0s", top.MinSessionTimeout, top.MaxSessionTimeout, want)
+		}
+		for _, c := range []struct {
+			timeout time.Duration
+			refused string
+		}{
+			{want - time.Millisecond, fmt.Sprintf("below the broker's group.min.session.timeout.ms (%d)", want.Milliseconds())},
+			{want, ""},
+			{5 * time.Minute, ""},
+			{6 * time.Minute, "above the broker's group.max.session.timeout.ms (300000)"},
+		} {
+			cfg.Kafka.SessionTimeout = c.timeout
+			err := stream.SessionTimeoutError(cfg.Kafka, top)
+			if (err == nil) != (c.refused == "") || err != nil && !strings.Contains(err.Error(), c.refused) {
+				t.Errorf("broker minimum %s, kafka.session_timeout %s: %v, want refused %q", want, c.timeout, err, c.refused)
+			}
+		}
+		cfg.Kafka.SessionTimeout = want - time.Millisecond
+		cfg.Kafka.CreateTopics = true
+		if err := stream.CheckKafka(&cfg, stream.Security{}, false, zaptest.NewLogger(t)); err == nil || !strings.Contains(err.Error(), "group.min.session.timeout.ms") {
+			t.Errorf("CheckKafka with kafka.session_timeout %s: %v, want the broker's minimum", cfg.Kafka.SessionTimeout, err)
+		}
 	}
 }
 

@@ -35,7 +35,12 @@ type Topics struct {
 	BrokerMaxMessageBytes int
 	// BrokerPartitions is the broker's num.partitions (0: unknown).
 	BrokerPartitions int
-	Replication      int // replication factor of created topics
+	// MinSessionTimeout and MaxSessionTimeout are the broker's
+	// group.min.session.timeout.ms and group.max.session.timeout.ms (0:
+	// unknown): the coordinator refuses a member whose session timeout lies
+	// outside them.
+	MinSessionTimeout, MaxSessionTimeout time.Duration
+	Replication                          int // replication factor of created topics
 	// LimitsErr says why the limits could not be read (a broker before
 	// Kafka 0.11 has no DescribeConfigs); the writers then keep the
 	// configured bounds.
@@ -150,15 +155,15 @@ func (k KafkaConfig) topics() []Topic {
 }
 
 // describeLimits reads, in one DescribeConfigs request, max.message.bytes of
-// every existing topic of t and, unless broker is negative, message.max.bytes
-// and num.partitions of broker. A resource the brokers do not describe
-// leaves its value 0.
+// every existing topic of t and, unless broker is negative, message.max.bytes,
+// num.partitions and the group session timeout bounds of broker. A resource
+// the brokers do not describe leaves its value 0.
 func describeLimits(ctx context.Context, c *kafka.Client, t *Topics, broker int) error {
 	req := &kafka.DescribeConfigsRequest{}
 	if broker >= 0 {
 		req.Resources = append(req.Resources, kafka.DescribeConfigRequestResource{
 			ResourceType: kafka.ResourceTypeBroker, ResourceName: strconv.Itoa(broker),
-			ConfigNames: []string{"message.max.bytes", "num.partitions"},
+			ConfigNames: []string{"message.max.bytes", "num.partitions", "group.min.session.timeout.ms", "group.max.session.timeout.ms"},
 		})
 	}
 	for _, x := range t.List {
@@ -186,6 +191,10 @@ func describeLimits(ctx context.Context, c *kafka.Client, t *Topics, broker int)
 				t.BrokerMaxMessageBytes = n
 			case r.ResourceType == int8(kafka.ResourceTypeBroker) && e.ConfigName == "num.partitions":
 				t.BrokerPartitions = n
+			case r.ResourceType == int8(kafka.ResourceTypeBroker) && e.ConfigName == "group.min.session.timeout.ms":
+				t.MinSessionTimeout = time.Duration(n) * time.Millisecond
+			case r.ResourceType == int8(kafka.ResourceTypeBroker) && e.ConfigName == "group.max.session.timeout.ms":
+				t.MaxSessionTimeout = time.Duration(n) * time.Millisecond
 			case e.ConfigName == "max.message.bytes":
 				for i := range t.List {
 					if t.List[i].Name == r.ResourceName {
@@ -194,6 +203,24 @@ func describeLimits(ctx context.Context, c *kafka.Client, t *Topics, broker int)
 				}
 			}
 		}
+	}
+	return nil
+}
+
+// SessionTimeoutError says why the brokers would refuse a member with k's
+// session timeout — JoinGroup's "[26] Invalid Session Timeout", which
+// kafka-go retries for ever — and what to set instead; nil when t's bounds
+// allow it or are unknown.
+func SessionTimeoutError(k KafkaConfig, t Topics) error {
+	switch st := k.SessionTimeout; {
+	case t.MinSessionTimeout > 0 && st < t.MinSessionTimeout:
+		return fmt.Errorf("kafka.session_timeout %s is below the broker's group.min.session.timeout.ms (%d): "+
+			"the group coordinator would refuse to let the filter join; set kafka.session_timeout to at least %s",
+			st, t.MinSessionTimeout.Milliseconds(), t.MinSessionTimeout)
+	case t.MaxSessionTimeout > 0 && st > t.MaxSessionTimeout:
+		return fmt.Errorf("kafka.session_timeout %s is above the broker's group.max.session.timeout.ms (%d): "+
+			"the group coordinator would refuse to let the filter join; set kafka.session_timeout to at most %s",
+			st, t.MaxSessionTimeout.Milliseconds(), t.MaxSessionTimeout)
 	}
 	return nil
 }

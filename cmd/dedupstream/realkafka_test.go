@@ -72,7 +72,8 @@ func realEnv(addr, dir string, extra ...string) []string {
 // TestRealKafkaWalkthrough runs README's "Running it against your Kafka" as
 // written: without the topics, the start is refused with the command that
 // creates them; with --create-topics they are created and two pages
-// produced to the input come out tagged.
+// produced to the input come out tagged; a session timeout the broker
+// refuses stops the start with the broker's bound.
 func TestRealKafkaWalkthrough(t *testing.T) {
 	t.Parallel()
 	b := kafka24(t)
@@ -110,6 +111,16 @@ func TestRealKafkaWalkthrough(t *testing.T) {
 		if v := headerMap(m)[stream.HeaderVerdict]; v != want[i] {
 			t.Errorf("page %d: verdict %q, want %q", i, v, want[i])
 		}
+	}
+
+	// A session timeout below the broker's group.min.session.timeout.ms
+	// (Kafka's default, 6 s) would have JoinGroup refused for ever.
+	p = startProc(t, bin, realEnv(b.Addr(), t.TempDir(), "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=400ms"), args...)
+	if !p.wait(time.Minute) || p.exitCode() == 0 {
+		t.Fatalf("the filter did not stop on a session timeout the broker refuses:\n%s", p.out.String())
+	}
+	if want := "kafka.session_timeout 400ms is below the broker's group.min.session.timeout.ms (6000)"; !strings.Contains(p.out.String(), want) {
+		t.Errorf("the refusal does not say %q:\n%s", want, p.out.String())
 	}
 }
 

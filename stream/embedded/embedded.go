@@ -87,7 +87,10 @@ func Start(o Options) (*Broker, error) {
 		opts = append(opts, kfake.AllowAutoTopicCreation())
 	}
 	if o.MinSessionTimeout > 0 {
-		opts = append(opts, kfake.GroupMinSessionTimeout(o.MinSessionTimeout))
+		// As a broker setting, not kfake.GroupMinSessionTimeout: DescribeConfigs
+		// then reports it (CheckKafka reads it), as a real broker does.
+		opts = append(opts, kfake.BrokerConfigs(map[string]string{
+			"group.min.session.timeout.ms": strconv.FormatInt(o.MinSessionTimeout.Milliseconds(), 10)}))
 	}
 	if o.DataDir != "" {
 		opts = append(opts, kfake.DataDir(o.DataDir))
