@@ -241,7 +241,13 @@ func (c *crashRun) tallyString() string {
 // finish runs the filter until the group has committed the whole input, stops
 // it with SIGTERM, and opens the state with "state stats".
 func (c *crashRun) finish() {
-	p := startProc(c.t, c.bin, c.env(), "run")
+	p := startProc(c.t, c.bin, c.env("DEDUPSTREAM_LOG_LEVEL=info"), "run")
+	// The last killed run may have committed everything: a SIGTERM sent
+	// before the process has set up its signal handling would kill it.
+	if !p.waitOutput(`"msg":"admin listening"`, time.Minute) {
+		p.kill()
+		c.t.Fatalf("the filter did not start:\n%s", p.out.String())
+	}
 	waitDrained(c.t, c.addr, crashGroup, "pages", 2*time.Minute)
 	if err := p.signal(syscall.SIGTERM); err != nil {
 		c.t.Fatal(err)
