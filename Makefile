@@ -10,7 +10,7 @@ GO ?= go
 # fixed in Go 1.27).
 FUZZTIME ?= 100000x
 # make test's fuzz step: each target's seed corpus and this many generated
-# inputs, about 20 s for the eleven targets on a 2-core machine against
+# inputs, under a minute for the eleven targets on a 2-core machine against
 # 3 min for FUZZTIME's 100,000; the long runs are make fuzz's.
 TEST_FUZZTIME ?= 10000x
 
