@@ -15,8 +15,8 @@ import (
 // before emitting; P is appended again and held on A; A's replay comes
 // index.answer_timeout later, which releases P with the cluster the shard
 // holds for A (its own view); then A's final brings another joined cluster.
-// P's answer has gone out, so a later replay of P, even one that finds A
-// unsettled again, must get that same cluster, at once — and the answer
+// P's answer has gone out, so a later replay of P must get that same
+// cluster, at once — and the answer
 // given inside A's own batch must say it is provisional, so that the front
 // corrects only that one.
 func TestReplayKeepsAFixedCluster(t *testing.T) {
@@ -80,8 +80,8 @@ func TestReplayKeepsAFixedCluster(t *testing.T) {
 		dec: stream.Decision{Verdict: stream.Unique, Cluster: joined}}, rel); err != nil {
 		t.Fatal(err)
 	}
-	// A and P replayed once more, in two batches: A unsettled again, P's
-	// answer is the one that went out, at once.
+	// A and P replayed once more, in two batches: P's answer is the one
+	// that went out, at once.
 	decide(40, t0.Add(2*cfg.AnswerTimeout), a)
 	again, ok := decide(50, t0.Add(2*cfg.AnswerTimeout), p)[p.Source]
 	if !ok {
@@ -96,6 +96,59 @@ func TestReplayKeepsAFixedCluster(t *testing.T) {
 	}
 	if stored, _, _ := r.store.Replayed(p.Source, p.ContentHash); stored.Cluster != out || stored.Provisional {
 		t.Errorf("the copy's stored cluster became %d (provisional %v), want %d fixed", stored.Cluster, stored.Provisional, out)
+	}
+}
+
+// TestReplayAfterFinalWaitsForNone: a document appended again after its
+// final has settled it (another front took its partition over while the
+// first finished it) does not wait for a final again: the front replaying
+// it may die, and the partition's next owner start past it, so that none
+// comes. A later copy is answered at once, with the original's cluster.
+func TestReplayAfterFinalWaitsForNone(t *testing.T) {
+	m := streamtest.MinHash(t, lsh.Params{})
+	cfg := Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}
+	s := NewServer(cfg, Topology{Shards: 2, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
+	r := &shardRun{s: s, id: 0, label: "0", settle: newSettling(cfg.AnswerTimeout)}
+	if _, err := r.open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.store.Close() })
+
+	var sc lsh.Scratch
+	sketch, keys := m.Sketch(&sc, []byte("a ferry leaves the harbour at dawn when the wind has dropped and the pilot is on board"), nil, nil)
+	a := state.Doc{ID: "a", Source: "pages/0/1", ContentHash: 88, Sketch: sketch, Bands: keys}
+	q := a
+	q.ID, q.Source = "q", "pages/0/9"
+	routes := route(&a, 2)
+	if len(routes) < 2 {
+		t.Fatal("the document reaches one shard only: nothing to settle")
+	}
+	decide := func(offset int64, d state.Doc) map[string]answer {
+		t.Helper()
+		d.Bands, d.Pos = ownKeys(routes, 0), positionOf(offset, 0)
+		run := []probeAt{{probe: probe{doc: d}, offset: offset, at: time.Unix(1000+offset, 0), batch: offset, shared: true}}
+		out := newPackers(wireVersion)
+		if _, err := r.decide(run, offset+1, out); err != nil {
+			t.Fatal(err)
+		}
+		return answersIn(t, out)
+	}
+	cluster := decide(10, a)[a.Source].dec.Cluster
+	if _, err := r.applyFinal(&final{source: a.Source, hash: a.ContentHash}, newPackers(wireVersion)); err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := decide(20, a)[a.Source]; !ok || !got.dec.Replayed || got.dec.Cluster != cluster {
+		t.Fatalf("A appended again: %+v, want its first answer repeated", got)
+	}
+	got, ok := decide(30, q)[q.Source]
+	if !ok {
+		t.Fatal("a copy of a settled document appended again is held, waiting for a final none may send")
+	}
+	if got.dec.Verdict != stream.ExactDuplicate || got.dec.Cluster != cluster || got.provisional {
+		t.Errorf("the copy answered %+v, want an exact duplicate in cluster %d, fixed", got.dec, cluster)
+	}
+	if r.settle.pending[docKey{a.Source, a.ContentHash}] != nil {
+		t.Error("A awaits a final again")
 	}
 }
 

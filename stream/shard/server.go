@@ -531,7 +531,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 	now, n := time.Now(), 0
 	for i := range run {
 		d := &dec.Decisions[i]
-		if run[i].shared {
+		if run[i].shared && !r.settle.settledBefore(d, docKey{docs[i].Source, docs[i].ContentHash}, run[i].offset) {
 			released := r.settle.add(docKey{docs[i].Source, docs[i].ContentHash}, run[i].batch, run[i].at, d.Pos, run[i].offset, d.Cluster, now)
 			m, err := r.answerReleased(released, out)
 			if n += m; err != nil {

@@ -141,6 +141,21 @@ func (s *settling) add(key docKey, batch int64, at time.Time, pos uint64, offset
 	return nil
 }
 
+// settledBefore reports whether a document decided from the probe record at
+// offset was settled here before: stored from an earlier record (a replayed
+// decision keeps its first position) and no longer awaiting its final. Its
+// input record was read again — by a front that took the partition over
+// while the first one finished it, or in a resend that crossed its final —
+// and it must not wait for a final again: the final would come only from a
+// replaying front that finishes its batch, and if that front dies and the
+// partition's next owner starts past the record, from none; the copies
+// held on it would wait settleExpiry. A run that began after the earlier
+// record had it settled too: commit positions never pass a document still
+// unsettled (commitBound).
+func (s *settling) settledBefore(dec *stream.Decision, key docKey, offset int64) bool {
+	return dec.Replayed && int64(dec.Pos>>posShift) < offset && s.pending[key] == nil
+}
+
 // holds reports whether an answer from a probe of the batch that began at
 // offset batch must wait: it matched a document still unsettled here, of
 // an earlier batch, and not appended again by this one (a replayed batch
