@@ -28,16 +28,21 @@ import (
 func (s *Store) loadIndex() error {
 	start := time.Now()
 	s.index, s.replays = postings.New(), postings.New()
-	docs, err := s.indexKeys(prefixMarker, s.indexMarker)
+	var keys int
+	for _, t := range s.db.Tables() {
+		keys += int(t.KeyCount)
+	}
+	parallel := keys >= streamKeys
+	docs, err := s.indexKeys(prefixMarker, s.indexMarker, parallel)
 	if err != nil {
 		return fmt.Errorf("load the postings index: %w", err)
 	}
-	older, err := s.indexKeys(prefixPublished, s.indexDocMarker)
+	older, err := s.indexKeys(prefixPublished, s.indexDocMarker, parallel)
 	if err != nil {
 		return fmt.Errorf("load the postings index from format-3 markers: %w", err)
 	}
 	docs += older
-	replayKeys, err := s.indexKeys(prefixReplay, s.indexReplayKey)
+	replayKeys, err := s.indexKeys(prefixReplay, s.indexReplayKey, parallel)
 	if err != nil {
 		return fmt.Errorf("load the replay index from the replay keys of formats 1 to 4: %w", err)
 	}
@@ -53,24 +58,20 @@ func (s *Store) loadIndex() error {
 	return nil
 }
 
-// streamKeys is the number of keys in the store's tables above which
-// indexKeys reads on several goroutines. Badger's Stream allocates a 32 MiB
+// streamKeys is the number of keys in the store's tables from which
+// loadIndex reads on several goroutines. Badger's Stream allocates a 32 MiB
 // buffer for each of them however few keys there are: below this, one
 // iterator is cheaper, and a sharded instance opens a store per shard.
 var streamKeys = 1 << 18 // a variable for tests
 
 // indexKeys adds the postings every key under prefix leads to (index adds
 // one key's — a marker's, a legacy replay key's — and returns how many
-// documents it listed). In a large store it reads the keys' ranges on
-// GOMAXPROCS goroutines (Badger's Stream): at a million documents one
-// goroutine took 4–5.5 s on 2 cores. It runs before Open returns, so nothing
-// writes meanwhile and the goroutines' snapshots are the same.
-func (s *Store) indexKeys(prefix byte, index func(*badger.Item) (int, error)) (docs int64, err error) {
-	var keys int
-	for _, t := range s.db.Tables() {
-		keys += int(t.KeyCount)
-	}
-	if keys < streamKeys {
+// documents it listed). With parallel (a large store) it reads the keys'
+// ranges on GOMAXPROCS goroutines (Badger's Stream): at a million documents
+// one goroutine took 4–5.5 s on 2 cores. It runs before Open returns, so
+// nothing writes meanwhile and the goroutines' snapshots are the same.
+func (s *Store) indexKeys(prefix byte, index func(*badger.Item) (int, error), parallel bool) (docs int64, err error) {
+	if !parallel {
 		return s.indexKeysInOrder(prefix, index)
 	}
 	var n atomic.Int64

@@ -87,11 +87,11 @@ func TestUnwritableDeadLetterStops(t *testing.T) {
 	}
 }
 
-// TestCheckTopics: missing topics are refused with the command that creates
-// them, created with kafka.create_topics (the input's partition count),
-// and every topic's max.message.bytes is read.
-func TestCheckTopics(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, Partitions: 3})
+// brokerConfig starts an embedded broker, stopped with the test, and returns
+// it with a configuration that reaches it.
+func brokerConfig(t *testing.T, o embedded.Options) (*embedded.Broker, stream.Config) {
+	t.Helper()
+	b, err := embedded.Start(o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +99,16 @@ func TestCheckTopics(t *testing.T) {
 	var cfg stream.Config
 	cfg.Kafka.Brokers = []string{b.Addr()}
 	cfg.EnsureDefaults()
+	return b, cfg
+}
+
+// TestCheckTopics: missing topics are refused with the command that creates
+// them, created with kafka.create_topics (the input's partition count),
+// and every topic's max.message.bytes is read.
+func TestCheckTopics(t *testing.T) {
+	b, cfg := brokerConfig(t, embedded.Options{Topics: []string{"pages"}, Partitions: 3})
 	log := zaptest.NewLogger(t)
-	_, err = stream.CheckTopics(context.Background(), cfg.Kafka, stream.Security{}, log)
+	_, err := stream.CheckTopics(context.Background(), cfg.Kafka, stream.Security{}, log)
 	if !errors.Is(err, stream.ErrMissingTopics) {
 		t.Fatalf("CheckTopics = %v, want ErrMissingTopics", err)
 	}
@@ -134,14 +142,7 @@ func TestCheckTopics(t *testing.T) {
 // with the bound to set, before anything joins a group.
 func TestSessionTimeoutBounds(t *testing.T) {
 	for _, least := range []time.Duration{0, 250 * time.Millisecond} { // 0: the broker's default, 6 s
-		b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, MinSessionTimeout: least})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(b.Close)
-		var cfg stream.Config
-		cfg.Kafka.Brokers = []string{b.Addr()}
-		cfg.EnsureDefaults()
+		_, cfg := brokerConfig(t, embedded.Options{Topics: []string{"pages"}, MinSessionTimeout: least})
 		top, err := stream.InspectTopics(context.Background(), cfg.Kafka, stream.Security{})
 		if err != nil {
 			t.Fatal(err)

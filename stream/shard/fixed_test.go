@@ -22,12 +22,7 @@ import (
 func TestReplayKeepsAFixedCluster(t *testing.T) {
 	m := streamtest.MinHash(t, lsh.Params{})
 	cfg := Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}
-	s := NewServer(cfg, Topology{Shards: 2, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
-	r := &shardRun{s: s, id: 0, label: "0", settle: newSettling(cfg.AnswerTimeout)}
-	if _, err := r.open(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.store.Close() })
+	r := openRun(t, cfg, m)
 
 	var sc lsh.Scratch
 	sketch, keys := m.Sketch(&sc, []byte("the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door"), nil, nil)
@@ -106,13 +101,7 @@ func TestReplayKeepsAFixedCluster(t *testing.T) {
 // comes. A later copy is answered at once, with the original's cluster.
 func TestReplayAfterFinalWaitsForNone(t *testing.T) {
 	m := streamtest.MinHash(t, lsh.Params{})
-	cfg := Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}
-	s := NewServer(cfg, Topology{Shards: 2, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
-	r := &shardRun{s: s, id: 0, label: "0", settle: newSettling(cfg.AnswerTimeout)}
-	if _, err := r.open(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.store.Close() })
+	r := openRun(t, Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}, m)
 
 	var sc lsh.Scratch
 	sketch, keys := m.Sketch(&sc, []byte("a ferry leaves the harbour at dawn when the wind has dropped and the pilot is on board"), nil, nil)
@@ -150,6 +139,18 @@ func TestReplayAfterFinalWaitsForNone(t *testing.T) {
 	if r.settle.pending[docKey{a.Source, a.ContentHash}] != nil {
 		t.Error("A awaits a final again")
 	}
+}
+
+// openRun opens shard 0 of two on a store of its own, closed with the test.
+func openRun(t *testing.T, cfg Config, m lsh.Method) *shardRun {
+	t.Helper()
+	s := NewServer(cfg, Topology{Shards: 2, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
+	r := &shardRun{s: s, id: 0, label: "0", settle: newSettling(cfg.AnswerTimeout)}
+	if _, err := r.open(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.store.Close() })
+	return r
 }
 
 // answersIn decodes the answers packed in out, by source.

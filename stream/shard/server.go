@@ -530,9 +530,9 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 	}
 	now, n := time.Now(), 0
 	for i := range run {
-		d := &dec.Decisions[i]
-		if run[i].shared && !r.settle.settledBefore(d, docKey{docs[i].Source, docs[i].ContentHash}, run[i].offset) {
-			released := r.settle.add(docKey{docs[i].Source, docs[i].ContentHash}, run[i].batch, run[i].at, d.Pos, run[i].offset, d.Cluster, now)
+		d, key := &dec.Decisions[i], docKey{docs[i].Source, docs[i].ContentHash}
+		if run[i].shared && !r.settle.settledBefore(d, key, run[i].offset) {
+			released := r.settle.add(key, run[i].batch, run[i].at, d.Pos, run[i].offset, d.Cluster, now)
 			m, err := r.answerReleased(released, out)
 			if n += m; err != nil {
 				return n, err
@@ -548,7 +548,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 				return n, err
 			}
 			if stored.Provisional { // marked so by an earlier run
-				r.settle.provisional[docKey{h.a.source, h.a.hash}] = true
+				r.settle.provisional[key] = true
 			}
 		}
 		switch {
