@@ -3,6 +3,7 @@ package stream
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 
@@ -24,7 +25,8 @@ type Decision struct {
 	OfPos uint64
 	// Pos is, in sequenced mode, the document's own place in the sequence
 	// log: the one it was decided with, or for a replay the one stored at
-	// its first append. It is not sent to the front.
+	// its first append; a shard sends a replay's to the front, which decides
+	// the document as at that position.
 	Pos uint64
 	// Replayed says the decision is the one stored for a redelivered record.
 	Replayed bool
@@ -39,8 +41,8 @@ type DeciderOptions struct {
 	// Sequenced decides documents that carry their place in a sharded
 	// filter's sequence log (state.Doc.Pos), as a shard of the sharded index
 	// does: the caller decides them in that order, so the Index's Seq order
-	// is the log's; every index key is looked up (a shard holds only the keys
-	// routed to it, each for a reason); an exact copy is found among the
+	// is the log's; every index key is looked up (a shard holds a part of
+	// the documents, each under all its keys); an exact copy is found among the
 	// candidates, through the exact key; a unique document's cluster is
 	// ClusterOf(its Source), which every shard computes alike; and decisions
 	// name the original's Pos (Decision.OfPos).
@@ -112,7 +114,18 @@ type batchView struct {
 // DecideBatch decides docs in order. Each holds a new document's ID, Source,
 // URL, Time, ContentHash, Sketch and index keys (Bands); its Seq and verdict
 // fields are set here, on the copies in Decided.Stage.
-func (d *Decider) DecideBatch(docs []state.Doc) (Decided, error) {
+func (d *Decider) DecideBatch(docs []state.Doc) (Decided, error) { return d.decideBatch(docs, nil) }
+
+// DecideProbes is DecideBatch in one shard of an index partitioned by
+// document (DeciderOptions.Sequenced): a document whose here is false is
+// stored by another shard, so it is decided against this shard's documents
+// only — not looked up as a replay, not staged, and not a candidate for the
+// batch's later documents.
+func (d *Decider) DecideProbes(docs []state.Doc, here []bool) (Decided, error) {
+	return d.decideBatch(docs, here)
+}
+
+func (d *Decider) decideBatch(docs []state.Doc, here []bool) (Decided, error) {
 	v := &batchView{cur: newOverlay(docs), stats: &DecideStats{}}
 	d.mu.Lock()
 	v.pending = slices.Clone(d.pending)
@@ -121,7 +134,7 @@ func (d *Decider) DecideBatch(docs []state.Doc) (Decided, error) {
 	v.all = append(slices.Clip(v.pending), v.cur)
 	out := make([]Decision, len(docs))
 	for i := range docs {
-		dec, err := d.decide(v, docs[i])
+		dec, err := d.decide(v, docs[i], here == nil || here[i])
 		if err != nil {
 			d.retire(v.cur)
 			return Decided{}, fmt.Errorf("decide %q (%s): %w", docs[i].ID, docs[i].Source, err)
@@ -143,7 +156,16 @@ func (d *Decider) retire(o *overlay) {
 	d.pending = slices.DeleteFunc(d.pending, func(p *overlay) bool { return p == o })
 }
 
-func (d *Decider) decide(v *batchView, doc state.Doc) (Decision, error) {
+func (d *Decider) decide(v *batchView, doc state.Doc, here bool) (Decision, error) {
+	if !here {
+		doc.Seq = math.MaxUint64 // everything stored here is before it
+		dec, orig, err := d.match(v, &doc)
+		if err != nil {
+			return Decision{}, err
+		}
+		d.describe(&dec, &doc, orig)
+		return dec, nil
+	}
 	if stored, ok, err := d.replayed(v, doc); err != nil || ok {
 		v.stats.Replayed += btoi(ok)
 		return storedDecision(stored), err
@@ -153,9 +175,20 @@ func (d *Decider) decide(v *batchView, doc state.Doc) (Decision, error) {
 	if err != nil {
 		return Decision{}, err
 	}
+	d.describe(&dec, &doc, orig)
+	if dec.Verdict == ExactDuplicate {
+		doc.Bands = nil // its postings would repeat the original's
+	}
+	v.cur.add(doc)
+	return dec, nil
+}
+
+// describe fills in dec and doc's verdict fields from the match found, orig
+// (nil: none).
+func (d *Decider) describe(dec *Decision, doc *state.Doc, orig *state.Doc) {
 	doc.Verdict = uint8(dec.Verdict)
 	doc.Similarity = float32(dec.Similarity)
-	doc.Cluster = d.ownCluster(&doc)
+	doc.Cluster = d.ownCluster(doc)
 	if orig != nil {
 		doc.Of, doc.OfID, doc.Cluster = orig.Seq, orig.ID, clusterOf(orig)
 		dec.Of = orig.ID
@@ -163,12 +196,7 @@ func (d *Decider) decide(v *batchView, doc state.Doc) (Decision, error) {
 			doc.OfPos, dec.OfPos = orig.Pos, orig.Pos
 		}
 	}
-	if dec.Verdict == ExactDuplicate {
-		doc.Bands = nil // its postings would repeat the original's
-	}
 	dec.Cluster, dec.Pos = doc.Cluster, doc.Pos
-	v.cur.add(doc)
-	return dec, nil
 }
 
 // ownCluster is the cluster id a document founds: its seq, or in sequenced
@@ -222,15 +250,18 @@ func (d *Decider) match(v *batchView, doc *state.Doc) (Decision, *state.Doc, err
 }
 
 // matchSequenced is match in a shard: the candidates are the documents
-// before doc in the sequence log that share a key routed here, earliest
-// first; the earliest exact copy among them (an exact copy has every index
-// key of its original, so the shard of its exact key holds the original),
-// else the earliest verified near match.
+// stored here before doc in the sequence log that share a key with it,
+// earliest first; the earliest exact copy among them (found through the
+// exact key, which every copy shares), else the earliest verified near match.
 func (d *Decider) matchSequenced(v *batchView, doc *state.Doc) (Decision, *state.Doc, error) {
 	cands, err := d.candidates(v, doc)
 	if err != nil {
 		return Decision{}, nil, err
 	}
+	// A shard that reads the log again from a committed offset behind its
+	// store decides a document stored elsewhere against a store holding
+	// documents after it: they are not its candidates.
+	cands = slices.DeleteFunc(cands, func(c state.Doc) bool { return doc.Pos != 0 && c.Pos >= doc.Pos })
 	for i := range cands {
 		if cands[i].ContentHash == doc.ContentHash {
 			orig := cands[i]
@@ -244,7 +275,7 @@ func (d *Decider) matchSequenced(v *batchView, doc *state.Doc) (Decision, *state
 // Index and the overlays, in sequence order without repeats.
 func (d *Decider) candidates(v *batchView, doc *state.Doc) ([]state.Doc, error) {
 	keys := doc.Bands
-	if !d.opt.Sequenced { // a shard holds only the keys routed to it: it looks them all up
+	if !d.opt.Sequenced { // a shard looks up every key, its exact key with them
 		keys = lsh.LookupKeys(d.method, keys)
 	}
 	cands, capped, err := d.index.Candidates(d.cands[:0], keys, doc.Seq)

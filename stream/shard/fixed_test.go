@@ -27,25 +27,16 @@ func TestReplayKeepsAFixedCluster(t *testing.T) {
 	var sc lsh.Scratch
 	sketch, keys := m.Sketch(&sc, []byte("the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door"), nil, nil)
 	doc := func(id, source string) state.Doc {
-		return state.Doc{ID: id, Source: source, ContentHash: 77, Sketch: sketch, Bands: keys}
+		return state.Doc{ID: id, Source: source, ContentHash: homedAt(0, 2), Sketch: sketch, Bands: keys}
 	}
 	a, p := doc("a", "pages/0/1"), doc("p", "pages/0/2")
-	if len(route(&a, 2)) < 2 {
-		t.Fatal("the document reaches one shard only: nothing to settle")
-	}
 	t0 := time.Unix(1000, 0)
-	probeOf := func(d state.Doc, offset, batch int64, at time.Time) probeAt {
-		routes := route(&d, 2)
-		d.Bands, d.Pos = ownKeys(routes, 0), positionOf(offset, 0)
-		return probeAt{probe: probe{doc: d}, offset: offset, at: at, batch: batch, shared: len(routes) > 1}
-	}
 	// decide applies one log record's probes and returns the answers it gave.
 	decide := func(offset int64, at time.Time, docs ...state.Doc) map[string]answer {
 		t.Helper()
 		run := make([]probeAt, len(docs))
 		for i, d := range docs {
-			run[i] = probeOf(d, offset, offset, at)
-			run[i].doc.Pos = positionOf(offset, i)
+			run[i] = r.probeAt(&probe{doc: d}, offset, i, at, offset, 0)
 		}
 		out := newPackers(wireVersion)
 		if _, err := r.decide(run, offset+1, out); err != nil {
@@ -105,17 +96,12 @@ func TestReplayAfterFinalWaitsForNone(t *testing.T) {
 
 	var sc lsh.Scratch
 	sketch, keys := m.Sketch(&sc, []byte("a ferry leaves the harbour at dawn when the wind has dropped and the pilot is on board"), nil, nil)
-	a := state.Doc{ID: "a", Source: "pages/0/1", ContentHash: 88, Sketch: sketch, Bands: keys}
+	a := state.Doc{ID: "a", Source: "pages/0/1", ContentHash: homedAt(0, 2), Sketch: sketch, Bands: keys}
 	q := a
 	q.ID, q.Source = "q", "pages/0/9"
-	routes := route(&a, 2)
-	if len(routes) < 2 {
-		t.Fatal("the document reaches one shard only: nothing to settle")
-	}
 	decide := func(offset int64, d state.Doc) map[string]answer {
 		t.Helper()
-		d.Bands, d.Pos = ownKeys(routes, 0), positionOf(offset, 0)
-		run := []probeAt{{probe: probe{doc: d}, offset: offset, at: time.Unix(1000+offset, 0), batch: offset, shared: true}}
+		run := []probeAt{r.probeAt(&probe{doc: d}, offset, 0, time.Unix(1000+offset, 0), offset, 0)}
 		out := newPackers(wireVersion)
 		if _, err := r.decide(run, offset+1, out); err != nil {
 			t.Fatal(err)
@@ -139,6 +125,15 @@ func TestReplayAfterFinalWaitsForNone(t *testing.T) {
 	if r.settle.pending[docKey{a.Source, a.ContentHash}] != nil {
 		t.Error("A awaits a final again")
 	}
+}
+
+// homedAt returns a content hash whose documents shard stores, of shards.
+func homedAt(shard, shards int) uint64 {
+	h := uint64(1)
+	for home(h, shards) != shard {
+		h++
+	}
+	return h
 }
 
 // openRun opens shard 0 of two on a store of its own, closed with the test.
@@ -167,4 +162,35 @@ func answersIn(t *testing.T, out *packers) map[string]answer {
 		}
 	}
 	return got
+}
+
+// TestReadAgainFindsNoLaterDocument: a shard whose store is ahead of the
+// group's committed offset (killed after storing, before committing) reads
+// the log again from that offset, deciding anew the documents stored by
+// other shards; one must not match a document the store holds from later
+// in the log, which its first decision could not see.
+func TestReadAgainFindsNoLaterDocument(t *testing.T) {
+	m := streamtest.MinHash(t, lsh.Params{})
+	r := openRun(t, Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}, m)
+
+	var sc lsh.Scratch
+	sketch, keys := m.Sketch(&sc, []byte("the night train to the coast stops at every village and the guard knows every passenger by name"), nil, nil)
+	later := state.Doc{ID: "later", Source: "pages/0/5", ContentHash: homedAt(0, 2), Sketch: sketch, Bands: keys}
+	other := state.Doc{ID: "other", Source: "pages/0/1", ContentHash: homedAt(1, 2), Sketch: sketch, Bands: keys}
+	decide := func(offset int64, d state.Doc) answer {
+		t.Helper()
+		run := []probeAt{r.probeAt(&probe{doc: d}, offset, 0, time.Unix(1000+offset, 0), offset, 0)}
+		out := newPackers(wireVersion)
+		if _, err := r.decide(run, offset+1, out); err != nil {
+			t.Fatal(err)
+		}
+		return answersIn(t, out)[d.Source]
+	}
+	if got := decide(10, other); got.dec.Verdict != stream.Unique {
+		t.Fatalf("first read: %+v, want unique (nothing stored yet)", got.dec)
+	}
+	decide(20, later) // stored here: its home
+	if got := decide(10, other); got.dec.Verdict != stream.Unique || got.dec.Of != "" {
+		t.Errorf("read again at its place in the log: %+v, want unique as the first time, not a copy of a later document", got.dec)
+	}
 }

@@ -165,14 +165,14 @@ type docKey struct {
 	hash   uint64
 }
 
-// waiting is one document in flight: the shards asked and what they answered.
+// waiting is one document in flight: what each shard answered.
 type waiting struct {
 	doc     *state.Doc
 	reply   int
-	routes  []routed
-	answers []stream.Decision // by route
+	home    int               // the shard that stores it
+	answers []stream.Decision // by shard
 	got     []bool
-	fixed   bool // every answer is a stored one whose cluster its shard has fixed
+	fixed   bool // its home's answer is a stored one and no answer's cluster is provisional
 	left    int
 	batch   *asked
 }
@@ -201,9 +201,9 @@ func (f *Front) Ask(ctx context.Context, docs []state.Doc) (stream.Asked, error)
 		if !ok || reply >= f.top.InputPartitions {
 			return nil, fmt.Errorf("document %q: input position %q is not on one of the %d input partitions", docs[i].ID, docs[i].Source, f.top.InputPartitions)
 		}
-		rs := route(&docs[i], f.top.Shards)
-		a.waits[i] = &waiting{doc: &docs[i], reply: reply, routes: rs, answers: make([]stream.Decision, len(rs)),
-			got: make([]bool, len(rs)), fixed: true, left: len(rs), batch: a}
+		n := f.top.Shards
+		a.waits[i] = &waiting{doc: &docs[i], reply: reply, home: home(docs[i].ContentHash, n), answers: make([]stream.Decision, n),
+			got: make([]bool, n), fixed: true, left: n, batch: a}
 	}
 	f.register(a)
 	reading := -1 // the last input partition whose answer reader was checked
@@ -275,7 +275,7 @@ func (a *asked) probes(missing func(w *waiting) bool) ([]kafka.Message, int) {
 		}
 		p := probe{reply: w.reply, doc: *w.doc}
 		pk.add(func(dst []byte) []byte { return appendProbeBody(dst, &p) })
-		n += len(w.routes)
+		n += len(w.answers)
 	}
 	msgs := a.f.messages(pk)
 	for i := range msgs {
@@ -357,7 +357,7 @@ func (a *asked) Wait(ctx context.Context) ([]stream.Decision, error) {
 	f.m.wait.Observe(time.Since(start).Seconds())
 	a.dec = make([]stream.Decision, len(a.waits))
 	for i, w := range a.waits {
-		a.dec[i] = join(w.doc, w.answers)
+		a.dec[i] = join(w.doc, w.answers, w.home)
 	}
 	sameBatchClusters(a.docs, a.dec, func(i int) bool { return a.waits[i].fixed })
 	if f.log.Core().Enabled(zap.DebugLevel) {
@@ -374,9 +374,9 @@ func (a *asked) Wait(ctx context.Context) ([]stream.Decision, error) {
 // answersString renders a document's shard answers for the debug log.
 func answersString(w *waiting) string {
 	var b strings.Builder
-	for r, rt := range w.routes {
-		d := &w.answers[r]
-		fmt.Fprintf(&b, "s%d:%d/%s/%d/%d/%v ", rt.shard, d.Verdict, d.Of, d.OfPos, d.Cluster, d.Replayed)
+	for s := range w.answers {
+		d := &w.answers[s]
+		fmt.Fprintf(&b, "s%d:%d/%s/%d/%d/%v ", s, d.Verdict, d.Of, d.OfPos, d.Cluster, d.Replayed)
 	}
 	return b.String()
 }
@@ -427,15 +427,15 @@ func (a *asked) resend(ctx context.Context) error {
 // must be held.
 func (a *asked) unanswered() (shards []int, first string) {
 	for _, w := range a.waits {
-		for r, rt := range w.routes {
-			if w.got[r] {
+		for s, got := range w.got {
+			if got {
 				continue
 			}
 			if first == "" {
 				first = w.doc.Source
 			}
-			if !slices.Contains(shards, rt.shard) {
-				shards = append(shards, rt.shard)
+			if !slices.Contains(shards, s) {
+				shards = append(shards, s)
 			}
 		}
 	}
@@ -444,21 +444,20 @@ func (a *asked) unanswered() (shards []int, first string) {
 }
 
 // Settle implements stream.Asked: a final in the sequence log for every
-// document that reached several shards, carrying the joined decision where
-// some shard answered otherwise, so that the shards' stored records carry
-// the document's real verdict and cluster, and the answers a shard holds
-// back until the documents they match are settled can go out
-// (docs/scale-out.md, "Clusters"). A document that reached one shard needs
-// one only if the batch changed its decision (sameBatchClusters): else its
-// shard's answer is its decision.
+// document of a sharded index (S ≥ 2), carrying the joined decision where
+// its home answered otherwise, so that its home's stored record carries the
+// document's real verdict and cluster, and the answers its home holds back
+// until the documents they match are settled can go out (docs/scale-out.md,
+// "Clusters"). With one shard a document needs one only if the batch changed
+// its decision (sameBatchClusters): else the shard's answer is its decision.
 func (a *asked) Settle(ctx context.Context) error {
 	pk := newPacker(wireVersion, kindSettled)
 	changed := 0
 	for i, w := range a.waits {
 		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
 		fin.dec.Replayed = false
-		fin.changed = slices.ContainsFunc(w.answers, func(d stream.Decision) bool { return !sameDecision(&d, &fin.dec) })
-		if len(w.routes) < 2 && !fin.changed {
+		fin.changed = !sameDecision(&w.answers[w.home], &fin.dec)
+		if len(w.answers) < 2 && !fin.changed {
 			continue
 		}
 		if !fin.changed {
@@ -485,17 +484,21 @@ func sameDecision(a, b *stream.Decision) bool {
 		float32(a.Similarity) == float32(b.Similarity) && a.OfPos == b.OfPos
 }
 
-// join is a document's decision from its shards' answers: an exact copy if
-// any shard found one (the shard of the exact key holds every exact copy),
-// else the match earliest in the sequence log, else Unique with the cluster
-// the document founds. It is Replayed when every answer was stored.
-func join(doc *state.Doc, answers []stream.Decision) stream.Decision {
+// join is a document's decision from its shards' answers (answers[s] is
+// shard s's; home stores the document): an exact copy if any shard found one
+// (its home holds every exact copy of it), else the match earliest in the
+// sequence log, else Unique with the cluster the document founds. It is
+// Replayed when its home's answer is a stored one: the document was appended
+// before, and is decided as it was then — its home's answer names that first
+// position (Pos), and a match another shard found at or after it, a document
+// appended since, does not count.
+func join(doc *state.Doc, answers []stream.Decision, home int) stream.Decision {
 	var best *stream.Decision
-	replayed := len(answers) > 0
+	first := &answers[home]
+	replayed := first.Replayed
 	for i := range answers {
 		a := &answers[i]
-		replayed = replayed && a.Replayed
-		if !a.Verdict.Duplicate() {
+		if !a.Verdict.Duplicate() || replayed && i != home && a.OfPos >= first.Pos {
 			continue
 		}
 		aExact, bestExact := a.Verdict == stream.ExactDuplicate, best != nil && best.Verdict == stream.ExactDuplicate
@@ -609,17 +612,14 @@ func (w *waiting) record(a *answer) {
 	if a.provisional && !w.batch.holdsID(a.dec.Of) {
 		return
 	}
-	for r, rt := range w.routes {
-		if rt.shard != a.shard || w.got[r] {
-			continue
-		}
-		w.answers[r], w.got[r] = a.dec, true
-		w.fixed = w.fixed && a.dec.Replayed && !a.provisional
-		if w.left--; w.left == 0 {
-			if w.batch.left--; w.batch.left == 0 {
-				close(w.batch.done)
-			}
-		}
+	if a.shard >= len(w.got) || w.got[a.shard] {
 		return
+	}
+	w.answers[a.shard], w.got[a.shard] = a.dec, true
+	w.fixed = w.fixed && !a.provisional && (a.shard != w.home || a.dec.Replayed)
+	if w.left--; w.left == 0 {
+		if w.batch.left--; w.batch.left == 0 {
+			close(w.batch.done)
+		}
 	}
 }

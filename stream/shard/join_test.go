@@ -16,43 +16,46 @@ func TestJoin(t *testing.T) {
 	exact := near("e", 50)
 	exact.Verdict = stream.ExactDuplicate
 	unique := stream.Decision{Verdict: stream.Unique, Cluster: stream.ClusterOf(doc.Source)}
-	f := func(name string, answers []stream.Decision, want stream.Decision) {
+	f := func(name string, answers []stream.Decision, home int, want stream.Decision) {
 		t.Helper()
-		got := join(doc, answers)
+		got := join(doc, answers, home)
 		if got.Verdict != want.Verdict || got.Of != want.Of || got.OfPos != want.OfPos || got.Cluster != want.Cluster || got.Replayed != want.Replayed {
 			t.Errorf("%s: join = %+v, want %+v", name, got, want)
 		}
 	}
-	f("all unique", []stream.Decision{unique, unique}, unique)
-	f("one near", []stream.Decision{unique, near("a", 60)}, near("a", 60))
-	f("earliest in the sequence log wins", []stream.Decision{near("b", 70), near("a", 60)}, near("a", 60))
-	f("positions compare as numbers", []stream.Decision{near("b", 1<<20|1), near("a", 1<<16|9)}, near("a", 1<<16|9))
-	f("exact beats an earlier near", []stream.Decision{near("a", 10), exact}, exact)
+	f("all unique", []stream.Decision{unique, unique}, 0, unique)
+	f("one near", []stream.Decision{unique, near("a", 60)}, 0, near("a", 60))
+	f("earliest in the sequence log wins", []stream.Decision{near("b", 70), near("a", 60)}, 0, near("a", 60))
+	f("positions compare as numbers", []stream.Decision{near("b", 1<<20|1), near("a", 1<<16|9)}, 0, near("a", 1<<16|9))
+	f("exact beats an earlier near", []stream.Decision{near("a", 10), exact}, 0, exact)
+
+	// A replay: its home answers with what it stored at the first append,
+	// position 80; another shard decides it anew and may find a document
+	// appended since.
 	r := unique
-	r.Replayed = true
-	f("replayed only if every answer was", []stream.Decision{r, unique}, unique)
-	f("all replayed", []stream.Decision{r, r}, r)
+	r.Replayed, r.Pos = true, 80
+	replayed := func(d stream.Decision) stream.Decision { d.Replayed = true; return d }
+	f("a replay is decided as at its first position", []stream.Decision{r, near("later", 90)}, 0, r)
+	f("a match before the first position counts", []stream.Decision{near("b", 70), r}, 1, replayed(near("b", 70)))
+	f("replayed only if its home's answer is", []stream.Decision{r, unique}, 1, unique)
 }
 
-func TestRouteCoversEveryKeyOnce(t *testing.T) {
-	d := &state.Doc{ContentHash: 77, Bands: []uint64{1, 2, 3, 10, 11, 1 << 62}}
+func TestHomeIsOneShardForEveryCopy(t *testing.T) {
 	for _, shards := range []int{1, 2, 3, 8, 64} {
-		seen := make(map[uint64]int)
-		last := -1
-		for _, r := range route(d, shards) {
-			if r.shard <= last || r.shard >= shards {
-				t.Errorf("S=%d: shard %d out of order or range", shards, r.shard)
+		seen := make(map[int]bool)
+		for h := range uint64(2000) {
+			s := home(h, shards)
+			if s < 0 || s >= shards {
+				t.Fatalf("S=%d: home %d out of range", shards, s)
 			}
-			last = r.shard
-			for _, k := range r.keys {
-				seen[k]++
-				if shardOf(k, shards) != r.shard {
-					t.Errorf("S=%d: key %d routed to %d, owned by %d", shards, k, r.shard, shardOf(k, shards))
-				}
+			seen[s] = true
+			d := state.Doc{ContentHash: h, Bands: []uint64{h * 7, h * 13}}
+			if keys := indexKeys(&d); len(keys) != 3 || keys[2] != exactKey(h) || home(d.ContentHash, shards) != shardOf(exactKey(h), shards) {
+				t.Fatalf("S=%d: keys %v of hash %d, want its bands and exact key, home the exact key's shard", shards, keys, h)
 			}
 		}
-		if len(seen) != len(d.Bands)+1 || seen[exactKey(77)] != 1 {
-			t.Errorf("S=%d: %d distinct keys routed, want %d with the exact key once", shards, len(seen), len(d.Bands)+1)
+		if len(seen) != shards {
+			t.Errorf("S=%d: 2,000 content hashes have %d homes, want every shard", shards, len(seen))
 		}
 	}
 }
@@ -63,7 +66,7 @@ func TestRouteCoversEveryKeyOnce(t *testing.T) {
 func TestProvisionalAnswers(t *testing.T) {
 	docs := []state.Doc{{ID: "a", Source: "pages/0/1"}, {ID: "p", Source: "pages/0/2"}}
 	b := &asked{docs: docs, done: make(chan struct{})}
-	w := &waiting{doc: &docs[1], routes: []routed{{shard: 0}, {shard: 1}}, answers: make([]stream.Decision, 2),
+	w := &waiting{doc: &docs[1], answers: make([]stream.Decision, 2),
 		got: make([]bool, 2), fixed: true, left: 2, batch: b}
 	b.waits, b.left = []*waiting{w}, 1
 	dup := stream.Decision{Verdict: stream.ExactDuplicate, Of: "x", Cluster: 9}

@@ -84,10 +84,12 @@ func compareWithSingle(t *testing.T, m lsh.Method, pages []gen.Page, mode stream
 		byKey[prepare.SourceOf(&msg)] = msg
 	}
 	reg := prometheus.NewRegistry()
-	sharded := runFilter(t, b.Addr(), m, mode, ttl, filterRun{group: "sharded", input: "pages", output: "pages.out", dups: "pages.dup", shards: 4, reg: reg})
+	dir := t.TempDir()
+	sharded := runFilter(t, b.Addr(), m, mode, ttl, filterRun{group: "sharded", input: "pages", output: "pages.out", dups: "pages.dup", shards: 4, reg: reg, dir: dir})
 	if n := missedPairs(t, reg); n != 0 {
 		t.Errorf("dedupstream_shard_missed_pairs_total = %v, want 0", n)
 	}
+	storedOnce(t, m, dir, 4, len(pages))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	order, err := Order(ctx, CollectOptions{Kafka: stream.KafkaConfig{Brokers: []string{b.Addr()}, Group: "sharded"}})
@@ -199,6 +201,32 @@ type filterRun struct {
 	group, input, output, dups string
 	shards                     int
 	reg                        *prometheus.Registry
+	dir                        string // its state directory ("": a temporary one)
+}
+
+// storedOnce checks that the shard stores under dir hold every one of n
+// documents exactly once, each in its home shard, and every shard some.
+func storedOnce(t *testing.T, m lsh.Method, dir string, shards, n int) {
+	t.Helper()
+	srv := NewServer(Config{Shards: shards}, Topology{Shards: shards}, ServerOptions{Method: m, State: state.Options{Dir: dir}})
+	var sum int64
+	for id := range shards {
+		st, err := state.Open(srv.storeOptions(id))
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs := st.Stats().Replays
+		sum += docs
+		if docs == 0 {
+			t.Errorf("shard %d of %d stores no document", id, shards)
+		}
+		if err := st.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sum != int64(n) {
+		t.Errorf("the shard stores hold %d documents, want each of the %d once", sum, n)
+	}
 }
 
 // runFilter runs one filter over the whole of its input and returns the
@@ -213,7 +241,10 @@ func runFilter(t *testing.T, addr string, m lsh.Method, mode stream.Mode, ttl ti
 	cfg.EnsureDefaults()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	p, run, stop := startFilterOn(t, ctx, cfg, m, state.Options{Dir: t.TempDir(), TTL: ttl}, r.shards, nil, r.reg)
+	if r.dir == "" {
+		r.dir = t.TempDir()
+	}
+	p, run, stop := startFilterOn(t, ctx, cfg, m, state.Options{Dir: r.dir, TTL: ttl}, r.shards, nil, r.reg)
 	// Done when the group has committed the whole input: a count of records
 	// decided can reach it early when a rebalance has some decided twice.
 	n := int64(len(streamtest.ReadTopic(t, addr, r.input)))

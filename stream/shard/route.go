@@ -10,9 +10,9 @@ import (
 )
 
 // exactKey is the index key of a content hash. Every exact copy of a document
-// has it, so the shard that owns it finds them even for a document with no
-// other key (a short page under mod-m); it is a hash of the content hash
-// with a tag, so it never equals a band key.
+// has it, so a shard finds them even for a document with no other key (a
+// short page under mod-m); it is a hash of the content hash with a tag, so it
+// never equals a band key.
 func exactKey(hash uint64) uint64 {
 	var b [13]byte
 	copy(b[:5], "exact")
@@ -24,24 +24,15 @@ func exactKey(hash uint64) uint64 {
 // residues spread evenly.
 func shardOf(key uint64, shards int) int { return int(key % uint64(shards)) }
 
-// routed is the part of a document one shard is asked about.
-type routed struct {
-	shard int
-	keys  []uint64
-}
+// home is the one shard that stores a document — its record, sketch and
+// postings: the shard of its exact key, so every exact copy of a document has
+// its original's home. The index is partitioned by document, not by key:
+// every shard looks every document up among the documents it stores, and
+// only the home stores it.
+func home(contentHash uint64, shards int) int { return shardOf(exactKey(contentHash), shards) }
 
-// route splits a document's index keys (Bands, plus its exact key) by shard,
-// in shard order. Every key goes to exactly one shard.
-func route(d *state.Doc, shards int) []routed {
-	keys := append(slices.Clip(d.Bands), exactKey(d.ContentHash))
-	var out []routed
-	for _, k := range keys {
-		s := shardOf(k, shards)
-		i, found := slices.BinarySearchFunc(out, s, func(r routed, s int) int { return r.shard - s })
-		if !found {
-			out = slices.Insert(out, i, routed{shard: s})
-		}
-		out[i].keys = append(out[i].keys, k)
-	}
-	return out
+// indexKeys are the keys a shard looks a document up by and its home stores
+// it under: its band keys and its exact key.
+func indexKeys(d *state.Doc) []uint64 {
+	return append(slices.Clip(d.Bands), exactKey(d.ContentHash))
 }

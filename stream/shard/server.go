@@ -103,11 +103,12 @@ func (s *Server) Stats() state.Stats {
 	return sum
 }
 
-// storeVersionSuffix marks the sketch version of a shard store kept by
-// applying the sequence log: a store of an earlier build's layout (its
-// version the method's own, or it plus a "-b…" compact form) holds positions
-// of another log and is rebuilt.
-const storeVersionSuffix = "+seq"
+// storeVersionSuffix marks the sketch version of a shard store that holds
+// the documents whose home the shard is: a store of an earlier build's
+// layout (its version the method's own, maybe with a "-b…" compact form or
+// "+seq", a store of the documents with a key the shard owned) holds other
+// documents and is rebuilt from the sequence log.
+const storeVersionSuffix = "+home"
 
 // store returns shard id's store, held open from an earlier generation
 // (kept) or opened now with o. A store of the method written by an earlier
@@ -122,7 +123,7 @@ func (s *Server) store(id int, o state.Options) (st *state.Store, kept bool, err
 	}
 	st, err = state.Open(o)
 	var mismatch *state.SketchMismatchError
-	if errors.As(err, &mismatch) && (mismatch.Stored == base || strings.HasPrefix(mismatch.Stored, base+"-b")) {
+	if errors.As(err, &mismatch) && (mismatch.Stored == base || strings.HasPrefix(mismatch.Stored, base+"-b") || strings.HasPrefix(mismatch.Stored, base+"+")) {
 		s.o.Logger.Warn("shard store of an earlier build's layout; rebuilding it from the sequence log",
 			zap.Int("shard", id), zap.String("stored", mismatch.Stored), zap.String("wanted", o.SketchVersion))
 		if err = os.RemoveAll(o.Dir); err == nil {
@@ -327,17 +328,22 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 // it (kept), and its decider.
 func (r *shardRun) open() (kept bool, err error) {
 	s := r.s
-	o := s.o.State.ForMethod(s.o.Method)
-	o.SketchVersion += storeVersionSuffix
-	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, r.id), true, true
-	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, storeMemtables
-	o.Logger = s.o.Logger.Named("shard" + r.label)
-	r.store, kept, err = s.store(r.id, o)
+	r.store, kept, err = s.store(r.id, s.storeOptions(r.id))
 	if err != nil {
 		return false, err
 	}
 	r.dec = stream.NewDecider(r.store, s.o.Method, stream.DeciderOptions{Containment: s.o.Containment, Sequenced: true})
 	return kept, nil
+}
+
+// storeOptions are the options of shard id's store.
+func (s *Server) storeOptions(id int) state.Options {
+	o := s.o.State.ForMethod(s.o.Method)
+	o.SketchVersion += storeVersionSuffix
+	o.Dir, o.SetKeys, o.NoExactIndex = ShardDir(s.o.State.Dir, id), true, true
+	o.MemtableBytes, o.NumMemtables = s.cfg.MemtableBytes, storeMemtables
+	o.Logger = s.o.Logger.Named("shard" + strconv.Itoa(id))
+	return o
 }
 
 // startAt returns the first log offset to read: the store's applied position,
@@ -435,12 +441,7 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 		key, resent := batchKey(m.Key)
 		batch := r.settle.batchAt(key, m.Offset)
 		for j := range rec.probes {
-			p := &rec.probes[j]
-			routes := route(&p.doc, r.s.top.Shards)
-			if keys := ownKeys(routes, r.id); keys != nil {
-				p.doc.Bands, p.doc.Pos = keys, positionOf(m.Offset, j)
-				run = append(run, probeAt{probe: *p, offset: m.Offset, at: m.Time, batch: batch, resent: resent, shared: len(routes) > 1})
-			}
+			run = append(run, r.probeAt(&rec.probes[j], m.Offset, j, m.Time, batch, resent))
 		}
 		if len(rec.finals) == 0 {
 			continue
@@ -481,14 +482,13 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	return nil
 }
 
-// ownKeys returns the index keys of routes that shard owns, nil if none.
-func ownKeys(routes []routed, shard int) []uint64 {
-	for _, rt := range routes {
-		if rt.shard == shard {
-			return rt.keys
-		}
-	}
-	return nil
+// probeAt is probe j of the log record at offset, as this shard decides it:
+// looked up by all its index keys, stored if this is its home.
+func (r *shardRun) probeAt(p *probe, offset int64, j int, at time.Time, batch int64, resent int) probeAt {
+	shards := r.s.top.Shards
+	p.doc.Bands, p.doc.Pos = indexKeys(&p.doc), positionOf(offset, j)
+	return probeAt{probe: *p, offset: offset, at: at, batch: batch, resent: resent,
+		home: home(p.doc.ContentHash, shards) == r.id, shared: shards > 1}
 }
 
 // probeAt is a probe and its offset in the log.
@@ -497,7 +497,8 @@ type probeAt struct {
 	offset int64
 	at     time.Time // the record's timestamp
 	batch  int64     // the first offset of the front batch it came in (settling.batchAt)
-	shared bool      // its keys reach other shards too: its decision waits for its final
+	home   bool      // this shard stores it
+	shared bool      // other shards answer it too: its decision is joined, and settled by its final
 	resent int       // how many times its front has sent it again after index.answer_timeout (settling.resent)
 }
 
@@ -515,11 +516,11 @@ func batchKey(k []byte) (string, int) {
 // and adds to out the answers due, holding back those that matched a
 // document still unsettled here; it returns how many it added.
 func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) {
-	docs := make([]state.Doc, len(run))
+	docs, here := make([]state.Doc, len(run)), make([]bool, len(run))
 	for i := range run {
-		docs[i] = run[i].doc
+		docs[i], here[i] = run[i].doc, run[i].home
 	}
-	dec, err := r.dec.DecideBatch(docs)
+	dec, err := r.dec.DecideProbes(docs, here)
 	if err != nil {
 		return 0, err
 	}
@@ -531,7 +532,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 	now, n := time.Now(), 0
 	for i := range run {
 		d, key := &dec.Decisions[i], docKey{docs[i].Source, docs[i].ContentHash}
-		if run[i].shared && !r.settle.settledBefore(d, key, run[i].offset) {
+		if run[i].home && run[i].shared && !r.settle.settledBefore(d, key, run[i].offset) {
 			released := r.settle.add(key, run[i].batch, run[i].at, d.Pos, run[i].offset, d.Cluster, now)
 			m, err := r.answerReleased(released, out)
 			if n += m; err != nil {
@@ -560,14 +561,14 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 			r.s.o.Logger.Debug("answer held", zap.Int("shard", r.id), zap.String("source", h.a.source),
 				zap.Int64("offset", h.offset), zap.Int64("batch", h.batch), zap.Uint64("on", h.on))
 			r.settle.hold(h)
-			if err := r.markProvisional(&h.a, stored, replayed); err != nil {
+			if err := r.markProvisional(&h.a, run[i].home, stored, replayed); err != nil {
 				return n, err
 			}
 			continue
 		case r.settle.sameBatch(d, run[i].batch):
 			// Its original came in this batch or was appended again by it:
 			// the joining front may still correct the cluster.
-			if err := r.markProvisional(&h.a, stored, replayed); err != nil {
+			if err := r.markProvisional(&h.a, run[i].home, stored, replayed); err != nil {
 				return n, err
 			}
 		case replayed:
@@ -597,10 +598,13 @@ func (r *shardRun) settleReplay(a *answer, doc state.Doc) error {
 	return r.fix(doc)
 }
 
-// markProvisional marks a's document provisional in the store (doc is its
-// record if have), and a with it.
-func (r *shardRun) markProvisional(a *answer, doc state.Doc, have bool) error {
+// markProvisional marks a provisional, and its document in the store if
+// this is its home (doc is its record if have).
+func (r *shardRun) markProvisional(a *answer, home bool, doc state.Doc, have bool) error {
 	a.provisional = true
+	if !home {
+		return nil
+	}
 	r.settle.provisional[docKey{a.source, a.hash}] = true
 	if !have {
 		var err error
@@ -624,11 +628,11 @@ func (r *shardRun) fix(doc state.Doc) error {
 
 // resumeAt is the log position a restart on this store must read from once
 // run is applied: next, or the earliest document still awaiting its final
-// (this run's shared ones included), so that the restart rebuilds what is
+// (this run's shared ones stored here included), so that the restart rebuilds what is
 // held and unsettled here as this run has it (settle.go).
 func (r *shardRun) resumeAt(run []probeAt, next int64) int64 {
 	at := r.settle.commitBound(next)
-	if i := slices.IndexFunc(run, func(p probeAt) bool { return p.shared }); i >= 0 {
+	if i := slices.IndexFunc(run, func(p probeAt) bool { return p.home && p.shared }); i >= 0 {
 		at = min(at, run[i].offset, run[i].batch)
 	}
 	return at
@@ -669,8 +673,11 @@ func (r *shardRun) checkOrder(stored []state.Doc) {
 // applyFinal settles a document: a changed decision rewrites its stored
 // verdict fields, and the answers held on it go out with its cluster (and
 // are stored with it). A final for a document this shard does not hold is
-// skipped. It returns how many answers it added to out.
+// skipped: only its home stores it. It returns how many answers it added to out.
 func (r *shardRun) applyFinal(f *final, out *packers) (int, error) {
+	if home(f.hash, r.s.top.Shards) != r.id {
+		return 0, nil // answers are held only on documents stored here
+	}
 	if f.changed || r.settle.provisional[docKey{f.source, f.hash}] { // what its front emitted is fixed
 		doc, ok, err := r.store.Replayed(f.source, f.hash)
 		if err != nil {
@@ -723,8 +730,9 @@ func (r *shardRun) answerReleased(released []heldAnswer, out *packers) (int, err
 					return n, err
 				}
 			}
-			h.a.dec.Cluster, h.a.provisional = doc.Cluster, false
+			h.a.dec.Cluster = doc.Cluster
 		}
+		h.a.provisional = false // released with its original's settled cluster
 		r.settle.view(docKey{h.a.source, h.a.hash}, h.a.dec.Cluster)
 		n += r.pack(out, h)
 	}

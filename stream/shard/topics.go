@@ -64,7 +64,7 @@ func EnsureTopics(ctx context.Context, c *kafka.Client, input, group string, cfg
 	}
 	if _, ok := parts[legacyProbesTopic(group)]; ok {
 		return top, fmt.Errorf("group %s has the topic %s of an earlier build's sharded layout, which this build does not read: "+
-			"start this build under a new kafka.group (docs/scale-out.md, \"Moving a fleet to the sequence log\")", group, legacyProbesTopic(group))
+			"start this build under a new kafka.group (docs/scale-out.md, \"Moving a fleet from an earlier layout\")", group, legacyProbesTopic(group))
 	}
 	want := []kafka.TopicConfig{
 		topicConfig(SequenceTopic(group), 1, top.SequenceRetention),

@@ -181,10 +181,13 @@ func appendAnswerBody(dst []byte, a *answer) []byte {
 	return appendDecision(dst, &a.dec, a.provisional)
 }
 
-// Decision flags: a stored answer, and one whose cluster is provisional.
+// Decision flags: a stored answer, one whose cluster is provisional, and one
+// followed by the document's own position (a stored answer's: where it was
+// first appended).
 const (
 	decReplayed    = 1
 	decProvisional = 2
+	decPos         = 4
 )
 
 func appendDecision(dst []byte, d *stream.Decision, provisional bool) []byte {
@@ -195,11 +198,18 @@ func appendDecision(dst []byte, d *stream.Decision, provisional bool) []byte {
 	if provisional {
 		flags |= decProvisional
 	}
+	if d.Replayed {
+		flags |= decPos
+	}
 	dst = append(dst, byte(d.Verdict), flags)
 	dst = binary.BigEndian.AppendUint32(dst, math.Float32bits(float32(d.Similarity)))
 	dst = binary.BigEndian.AppendUint64(dst, d.Cluster)
 	dst = appendString(dst, d.Of)
-	return binary.BigEndian.AppendUint64(dst, d.OfPos)
+	dst = binary.BigEndian.AppendUint64(dst, d.OfPos)
+	if flags&decPos != 0 {
+		dst = binary.BigEndian.AppendUint64(dst, d.Pos)
+	}
+	return dst
 }
 
 // unixNano encodes a time as its Unix nanoseconds, the zero time as 0
@@ -281,7 +291,7 @@ func (r *reader) time(what string) time.Time {
 func (r *reader) decision() (stream.Decision, bool) {
 	d := stream.Decision{Verdict: stream.Verdict(r.byte1("verdict"))}
 	flags := r.byte1("flags")
-	if r.err == nil && flags&^(decReplayed|decProvisional) != 0 {
+	if r.err == nil && flags&^(decReplayed|decProvisional|decPos) != 0 {
 		r.fail(fmt.Sprintf("decision flags %d", flags))
 	}
 	d.Replayed = flags&decReplayed != 0
@@ -295,6 +305,9 @@ func (r *reader) decision() (stream.Decision, bool) {
 	d.Cluster = r.uint64("cluster")
 	d.Of = r.string("of")
 	d.OfPos = r.uint64("of position")
+	if flags&decPos != 0 {
+		d.Pos = r.uint64("position")
+	}
 	return d, flags&decProvisional != 0
 }
 
@@ -430,16 +443,15 @@ func decodeAnswers(v []byte) ([]answer, error) {
 }
 
 // KeysByShard adds to counts[s] the index keys that a sequence-log record's
-// probes route to shard s, of len(counts) shards (none for finals or a record
-// that does not decode): the measure of shard balance.
+// probes are stored under in shard s, of len(counts) shards (none for finals
+// or a record that does not decode): the measure of shard balance.
 func KeysByShard(v []byte, counts []int64) {
 	rec, err := decodeLogRecord(v)
 	if err != nil {
 		return
 	}
 	for i := range rec.probes {
-		for _, rt := range route(&rec.probes[i].doc, len(counts)) {
-			counts[rt.shard] += int64(len(rt.keys))
-		}
+		d := &rec.probes[i].doc
+		counts[home(d.ContentHash, len(counts))] += int64(len(d.Bands) + 1)
 	}
 }
