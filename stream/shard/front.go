@@ -133,10 +133,13 @@ func (f *Front) stopIdleReaders(now time.Time) {
 // partition, a front asks, settles and resends from different stages — and
 // kafka-go sends one request at a time per partition, so what they write
 // within the millisecond goes in one request instead of one after another.
+// Its records are batches of up to maxRecordBytes, a few to a request, and
+// kafka-go allocates room for BatchSize messages with every request: 64,
+// not the thousands a writer of single documents wants.
 func newPartitionWriter(k stream.KafkaConfig, sec stream.Security) *kafka.Writer {
 	return &kafka.Writer{
 		Addr: kafka.TCP(k.Brokers...), Balancer: toPartition{}, RequiredAcks: kafka.RequireAll,
-		BatchSize: 1000, BatchBytes: int64(k.MaxBatchBytes), BatchTimeout: time.Millisecond, MaxAttempts: 3,
+		BatchSize: 64, BatchBytes: int64(k.MaxBatchBytes), BatchTimeout: time.Millisecond, MaxAttempts: 3,
 		Transport: sec.Transport(k.ClientID),
 	}
 }

@@ -2,7 +2,6 @@ package shard
 
 import (
 	"encoding/binary"
-	"slices"
 
 	"github.com/cespare/xxhash/v2"
 
@@ -32,7 +31,8 @@ func shardOf(key uint64, shards int) int { return int(key % uint64(shards)) }
 func home(contentHash uint64, shards int) int { return shardOf(exactKey(contentHash), shards) }
 
 // indexKeys are the keys a shard looks a document up by and its home stores
-// it under: its band keys and its exact key.
+// it under: its band keys and its exact key, appended to d.Bands (in its
+// spare capacity, which decodeProbe leaves for it).
 func indexKeys(d *state.Doc) []uint64 {
-	return append(slices.Clip(d.Bands), exactKey(d.ContentHash))
+	return append(d.Bands, exactKey(d.ContentHash))
 }

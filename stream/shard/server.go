@@ -440,6 +440,9 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 		}
 		key, resent := batchKey(m.Key)
 		batch := r.settle.batchAt(key, m.Offset)
+		if run == nil {
+			run = make([]probeAt, 0, len(rec.probes)*(len(msgs)-i))
+		}
 		for j := range rec.probes {
 			run = append(run, r.probeAt(&rec.probes[j], m.Offset, j, m.Time, batch, resent))
 		}

@@ -321,6 +321,7 @@ func decodeLogRecord(v []byte) (logRecord, error) {
 	}
 	switch kind := r.byte1("kind"); kind {
 	case kindProbes:
+		rec.probes = make([]probe, 0, r.count())
 		r.entries(func(e *reader) { rec.probes = append(rec.probes, decodeProbe(e)) })
 	case kindFinals:
 		r.entries(func(e *reader) { rec.finals = append(rec.finals, decodeChangedFinal(e)) })
@@ -334,6 +335,14 @@ func decodeLogRecord(v []byte) (logRecord, error) {
 		return logRecord{}, r.err
 	}
 	return rec, nil
+}
+
+// count is the entry count entries will read, or 0 if there is none to read.
+func (r *reader) count() int {
+	if r.err != nil || len(r.b)-r.off < 4 {
+		return 0
+	}
+	return int(min(binary.BigEndian.Uint32(r.b[r.off:]), uint32(len(r.b)-r.off)))
 }
 
 // entries decodes a batch's count and its length-prefixed entries, each
@@ -390,7 +399,7 @@ func decodeProbe(r *reader) probe {
 		r.fail("key count")
 	}
 	if r.err == nil {
-		d.Bands = make([]uint64, n)
+		d.Bands = make([]uint64, n, n+1) // room for the exact key (indexKeys)
 		for i := range d.Bands {
 			d.Bands[i] = r.uint64("key")
 		}
