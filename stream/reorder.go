@@ -128,8 +128,12 @@ func compareMessages(a, b *kafka.Message) int {
 // while the decider is busy, what arrives within an idleWindow while it
 // waits — and returns up to a batch of them in the global order. While none
 // may go yet it keeps fetching (the records a lagging partition owes may be
-// queued behind others) until one may, rather than spin. Each record is
-// prepared while it waits in the buffer (buffer).
+// queued behind others) until one may, rather than spin. While some may go
+// but not a batch's worth, it keeps fetching and releasing by the same rule:
+// a backlog read in runs, one partition's longer than the buffer, fills it
+// with records that may not go yet, and past its limit one goes for each
+// that arrives; the batch gathers those instead of going a record at a time.
+// Each record is prepared while it waits in the buffer (buffer).
 func (p *Pipeline) fetchOrdered(ctx context.Context) ([]*pending, error) {
 	r := p.order
 	if r.n == 0 {
@@ -139,19 +143,26 @@ func (p *Pipeline) fetchOrdered(ctx context.Context) ([]*pending, error) {
 		}
 		p.buffer(m)
 	}
-	linger(ctx, p.cfg.Batch, p.waiting.Load, func(window context.Context) bool {
-		return p.gather(window, 2*p.cfg.Batch.Size)
+	b := p.cfg.Batch
+	deadline := time.Now().Add(b.Linger)
+	linger(ctx, b, p.waiting.Load, func(window context.Context) bool {
+		return p.gather(window, 2*b.Size)
 	})
 	if gen, parts := p.member.assigned(); parts != nil {
 		r.expect(gen, parts, time.Now())
 	}
-	out := make([]*pending, 0, p.cfg.Batch.Size)
+	out := make([]*pending, 0, b.Size)
 	for ctx.Err() == nil {
-		if out = r.release(out, p.cfg.Batch.Size, time.Now()); len(out) > 0 {
-			break
+		now := time.Now()
+		out = r.release(out, b.Size, now)
+		wait := r.idle / 10 // nothing may go yet: read on, a little at a time
+		if len(out) > 0 {
+			if len(out) == b.Size || !now.Before(deadline) || !b.HoldWhenIdle && p.waiting.Load() {
+				break
+			}
+			wait = min(deadline.Sub(now), idleWindow) // a part may go: gather on while the decider is busy
 		}
-		// nothing may go yet: read on, a little at a time
-		window, cancel := context.WithTimeout(ctx, r.idle/10)
+		window, cancel := context.WithTimeout(ctx, wait)
 		p.gather(window, r.limit)
 		cancel()
 	}

@@ -2,6 +2,7 @@ package shard
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/lsh"
+	"github.com/dedupstream/dedupstream/offline/lab/eval"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
 	"github.com/dedupstream/dedupstream/stream/embedded"
@@ -103,4 +105,58 @@ func TestTimedSharded(t *testing.T) {
 			t.Errorf("batch %d: no records", i)
 		}
 	}
+}
+
+// TestShardedBacklogGoesInFullBatches: a backlog across four partitions,
+// which kafka-go delivers one partition's run of records after another's,
+// goes from the front's reorder buffer in batches of about batch.size. A run
+// longer than the buffer fills it with one partition's records, none of which
+// may go in the global order until the others deliver; past its limit the
+// buffer lets one go for each that arrives, and the batch must gather those
+// while the decider is busy rather than go with the first.
+func TestShardedBacklogGoesInFullBatches(t *testing.T) {
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages", "pages.out", "pages.dlq"}, Partitions: 4, MinSessionTimeout: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	pages := genPages(t, 2000)
+	msgs := make([]kafka.Message, len(pages))
+	crawled := time.Now().Add(-time.Hour)
+	for i, p := range pages {
+		v, err := eval.PageRecord(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// a millisecond apart, as a crawl's: the global order interleaves the partitions
+		msgs[i] = kafka.Message{Key: []byte(p.ID), Value: v, Time: crawled.Add(time.Duration(i) * time.Millisecond)}
+	}
+	streamtest.Produce(t, b.Addr(), "pages", msgs...)
+	var cfg stream.Config
+	cfg.Kafka.Brokers, cfg.Kafka.Group, cfg.Kafka.Output = []string{b.Addr()}, "backlog", "pages.out"
+	cfg.Kafka.SessionTimeout = time.Second
+	cfg.Batch.Size = 25 // the reorder buffer holds 8 batches: 200 records, fewer than a partition's run
+	cfg.EnsureDefaults()
+	var sketch lsh.Config
+	sketch.EnsureDefaults()
+	m, err := lsh.NewMethod(sketch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir()}, 1, nil)
+	waitErr := run.WaitFor(ctx, func() bool { return p.Counts().Records >= int64(len(msgs)) }, 5*time.Millisecond)
+	c := p.Counts()
+	if err := errors.Join(waitErr, stop()); err != nil {
+		t.Fatalf("%d of %d records processed: %v", c.Records, len(msgs), err)
+	}
+	// 80 full batches would hold them all; the partitions' runs and the
+	// first records' waits for the partitions not heard from yet cut some
+	// short.
+	if max := int64(3 * len(msgs) / cfg.Batch.Size); c.Batches > max {
+		t.Errorf("%d records in %d batches (%.0f a batch), want at most %d batches of batch.size %d",
+			c.Records, c.Batches, float64(c.Records)/float64(c.Batches), max, cfg.Batch.Size)
+	}
+	t.Logf("%d records in %d batches", c.Records, c.Batches)
 }
