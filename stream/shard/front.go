@@ -490,18 +490,21 @@ func sameDecision(a, b *stream.Decision) bool {
 // join is a document's decision from its shards' answers (answers[s] is
 // shard s's; home stores the document): an exact copy if any shard found one
 // (its home holds every exact copy of it), else the match earliest in the
-// sequence log, else Unique with the cluster the document founds. It is
-// Replayed when its home's answer is a stored one: the document was appended
-// before, and is decided as it was then — its home's answer names that first
-// position (Pos), and a match another shard found at or after it, a document
-// appended since, does not count.
+// sequence log, else Unique with the cluster the document founds. Its home's
+// answer names the document's first position in the log (Pos), and a match
+// another shard found at or after it, a document appended since, does not
+// count: the other shards may answer a later append of the document (a
+// replayed input record), or some an earlier one and some a later (a shard
+// taken over answers again from its committed offset), and the document is
+// decided as at its first position whichever they answer. It is Replayed when
+// its home's answer is a stored one.
 func join(doc *state.Doc, answers []stream.Decision, home int) stream.Decision {
 	var best *stream.Decision
 	first := &answers[home]
 	replayed := first.Replayed
 	for i := range answers {
 		a := &answers[i]
-		if !a.Verdict.Duplicate() || replayed && i != home && a.OfPos >= first.Pos {
+		if !a.Verdict.Duplicate() || i != home && (first.Pos != 0 || replayed) && a.OfPos >= first.Pos {
 			continue
 		}
 		aExact, bestExact := a.Verdict == stream.ExactDuplicate, best != nil && best.Verdict == stream.ExactDuplicate

@@ -38,6 +38,14 @@ func TestJoin(t *testing.T) {
 	f("a replay is decided as at its first position", []stream.Decision{r, near("later", 90)}, 0, r)
 	f("a match before the first position counts", []stream.Decision{near("b", 70), r}, 1, replayed(near("b", 70)))
 	f("replayed only if its home's answer is", []stream.Decision{r, unique}, 1, unique)
+
+	// A shard taken over answers the first append again (its home's fresh
+	// answer, position 80) while another answers a later append of the
+	// same document, which found a document appended between the two.
+	first := unique
+	first.Pos = 80
+	f("a fresh answer's position bounds the others' too", []stream.Decision{first, near("later", 90)}, 0, unique)
+	f("and a match before it counts", []stream.Decision{first, near("b", 70)}, 0, near("b", 70))
 }
 
 func TestHomeIsOneShardForEveryCopy(t *testing.T) {

@@ -544,6 +544,9 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 		}
 		h := heldAnswer{offset: run[i].offset, batch: run[i].batch, reply: run[i].reply, on: d.OfPos,
 			a: answer{shard: r.id, source: docs[i].Source, hash: docs[i].ContentHash, dec: *d}}
+		if !run[i].home {
+			h.a.dec.Pos = 0 // only its home's answer names the document's position (join)
+		}
 		// A replayed decision's record says whether its cluster is fixed.
 		var stored state.Doc
 		replayed := false

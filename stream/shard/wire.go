@@ -182,7 +182,7 @@ func appendAnswerBody(dst []byte, a *answer) []byte {
 }
 
 // Decision flags: a stored answer, one whose cluster is provisional, and one
-// followed by the document's own position (a stored answer's: where it was
+// followed by the document's own position (its home's answer: where it was
 // first appended).
 const (
 	decReplayed    = 1
@@ -198,7 +198,7 @@ func appendDecision(dst []byte, d *stream.Decision, provisional bool) []byte {
 	if provisional {
 		flags |= decProvisional
 	}
-	if d.Replayed {
+	if d.Pos != 0 {
 		flags |= decPos
 	}
 	dst = append(dst, byte(d.Verdict), flags)
