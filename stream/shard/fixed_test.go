@@ -139,7 +139,13 @@ func homedAt(shard, shards int) uint64 {
 // openRun opens shard 0 of two on a store of its own, closed with the test.
 func openRun(t *testing.T, cfg Config, m lsh.Method) *shardRun {
 	t.Helper()
-	s := NewServer(cfg, Topology{Shards: 2, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
+	return openRunOf(t, cfg, m, 2)
+}
+
+// openRunOf is openRun for shard 0 of shards.
+func openRunOf(t *testing.T, cfg Config, m lsh.Method, shards int) *shardRun {
+	t.Helper()
+	s := NewServer(cfg, Topology{Shards: shards, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
 	r := &shardRun{s: s, id: 0, label: "0", settle: newSettling(cfg.AnswerTimeout)}
 	if _, err := r.open(); err != nil {
 		t.Fatal(err)
@@ -192,5 +198,36 @@ func TestReadAgainFindsNoLaterDocument(t *testing.T) {
 	decide(20, later) // stored here: its home
 	if got := decide(10, other); got.dec.Verdict != stream.Unique || got.dec.Of != "" {
 		t.Errorf("read again at its place in the log: %+v, want unique as the first time, not a copy of a later document", got.dec)
+	}
+}
+
+// TestOneShardAnswersForGood: with one shard no final follows a batch (no
+// document reaches several shards), so a copy of a document of its own
+// batch is answered for good: the shard's answer is the joined one. Marked
+// provisional, it would stay so in the store, and in the shard's memory,
+// for ever.
+func TestOneShardAnswersForGood(t *testing.T) {
+	m := streamtest.MinHash(t, lsh.Params{})
+	r := openRunOf(t, Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}, m, 1)
+	var sc lsh.Scratch
+	sketch, keys := m.Sketch(&sc, []byte("the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door"), nil, nil)
+	a := state.Doc{ID: "a", Source: "pages/0/1", ContentHash: 7, Sketch: sketch, Bands: keys}
+	p := a
+	p.ID, p.Source = "p", "pages/0/2"
+	batch := r.settle.batchAt("front batch", 10) // as batch does for the log record at offset 10
+	run := []probeAt{r.probeAt(&probe{doc: a}, 10, 0, time.Unix(1000, 0), batch, 0), r.probeAt(&probe{doc: p}, 10, 1, time.Unix(1000, 0), batch, 0)}
+	out := newPackers(wireVersion)
+	if _, err := r.decide(run, 11, out); err != nil {
+		t.Fatal(err)
+	}
+	got := answersIn(t, out)[p.Source]
+	if got.dec.Verdict != stream.ExactDuplicate || got.provisional {
+		t.Errorf("the copy in its original's batch: %+v, want an exact duplicate answered for good", got)
+	}
+	if len(r.settle.provisional) != 0 {
+		t.Errorf("the shard keeps %d documents provisional, want none", len(r.settle.provisional))
+	}
+	if stored, ok, err := r.store.Replayed(p.Source, p.ContentHash); err != nil || !ok || stored.Provisional {
+		t.Errorf("the copy's stored record: found %v, provisional %v (%v); want it stored for good", ok, stored.Provisional, err)
 	}
 }

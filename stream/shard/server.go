@@ -571,9 +571,10 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 				return n, err
 			}
 			continue
-		case r.settle.sameBatch(d, run[i].batch):
+		case run[i].shared && r.settle.sameBatch(d, run[i].batch):
 			// Its original came in this batch or was appended again by it:
-			// the joining front may still correct the cluster.
+			// the joining front may still correct the cluster. (With one
+			// shard its answer is the joined one, and no final follows.)
 			if err := r.markProvisional(&h.a, run[i].home, stored, replayed); err != nil {
 				return n, err
 			}
