@@ -34,8 +34,8 @@ const (
 
 // TestSIGKILLSharded is the crash harness in sharded mode: three "dedupstream
 // run --index-shards 8" processes, the broker in a process of its own, and
-// again and again one instance SIGKILLed at a random moment while new pages
-// arrive, then restarted on its state directory; halfway, a fourth instance
+// again and again one instance SIGKILLed at a random moment while it works
+// through a burst of new pages (midway), then restarted on its state directory; halfway, a fourth instance
 // joins (scale-up), and with -sharded-scale-down at three quarters one
 // leaves with SIGTERM for good. Then every instance is stopped with SIGTERM once the group
 // has committed the whole input, and the topics are checked against
@@ -62,7 +62,8 @@ func TestSIGKILLSharded(t *testing.T) {
 	start := time.Now()
 	for i := range kills {
 		c.produce(*shardedPages)
-		fleet.killOne(time.Duration(c.rng.Int64N(int64(1500 * time.Millisecond))))
+		fleet.midway(*shardedSession + 15*time.Second) // through the rebalance the last restart began
+		fleet.killOne(0)
 		switch i {
 		case kills / 2:
 			fleet.start(t.TempDir()) // scale-up: a fourth member
@@ -127,6 +128,28 @@ func (f *shardedFleet) env(dir string) []string {
 func (f *shardedFleet) start(dir string) {
 	f.procs = append(f.procs, startProc(f.c.t, f.c.bin, f.env(dir), "run"))
 	f.dirs = append(f.dirs, dir)
+}
+
+// midway waits, at most max, until the group has committed a random part of
+// the records outstanding now: a kill then finds the fleet amid a burst, with
+// records emitted and not yet committed, rather than idle after it (a fleet
+// that takes a burst in a tenth of a second is idle at most random moments)
+// or still waiting for the group to rebalance (which, with a dead member,
+// lasts its session timeout).
+func (f *shardedFleet) midway(max time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), max)
+	defer cancel()
+	outstanding, err := embedded.GroupLag(ctx, f.c.addr, crashGroup, "pages")
+	if err != nil {
+		return
+	}
+	left := outstanding - f.c.rng.Int64N(outstanding+1)
+	for ctx.Err() == nil {
+		if lag, err := embedded.GroupLag(ctx, f.c.addr, crashGroup, "pages"); err == nil && lag <= left {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
 
 // killOne SIGKILLs a random instance after d and restarts it on its state.
