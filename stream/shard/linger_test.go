@@ -30,20 +30,9 @@ func trickleSharded(t *testing.T, batch stream.BatchConfig, n int, gap time.Dura
 		t.Fatal(err)
 	}
 	defer b.Close()
-	var cfg stream.Config
-	cfg.Kafka.Brokers, cfg.Kafka.Group, cfg.Kafka.Output = []string{b.Addr()}, "linger", "pages.out"
-	cfg.Kafka.SessionTimeout = time.Second
-	cfg.Batch = batch
-	cfg.EnsureDefaults()
-	var sketch lsh.Config
-	sketch.EnsureDefaults()
-	m, err := lsh.NewMethod(sketch, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir()}, 2, timed)
+	p, run, stop := startPagesFilter(t, ctx, b.Addr(), "linger", batch, 2, timed)
 	msgs := make([]kafka.Message, n)
 	for i := range msgs {
 		msgs[i] = kafka.Message{Key: []byte(fmt.Sprint("p", i)),
@@ -62,6 +51,25 @@ func trickleSharded(t *testing.T, batch stream.BatchConfig, n int, gap time.Dura
 		t.Fatalf("%d records on the output topic, want %d", got, n)
 	}
 	return c
+}
+
+// startPagesFilter starts a sharded filter over shards (a front and a shard
+// server in process) as group, reading "pages" on the broker at addr and
+// writing "pages.out", with batch's batching and the default sketch.
+func startPagesFilter(t *testing.T, ctx context.Context, addr, group string, batch stream.BatchConfig, shards int, timed func(stream.BatchTimes)) (*stream.Pipeline, *stream.Running, func() error) {
+	t.Helper()
+	var cfg stream.Config
+	cfg.Kafka.Brokers, cfg.Kafka.Group, cfg.Kafka.Output = []string{addr}, group, "pages.out"
+	cfg.Kafka.SessionTimeout = time.Second
+	cfg.Batch = batch
+	cfg.EnsureDefaults()
+	var sketch lsh.Config
+	sketch.EnsureDefaults()
+	m, err := lsh.NewMethod(sketch, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir()}, shards, timed)
 }
 
 // TestIdleShardedFilterDoesNotLinger: with the pipeline idle, neither the
@@ -132,20 +140,10 @@ func TestShardedBacklogGoesInFullBatches(t *testing.T) {
 		msgs[i] = kafka.Message{Key: []byte(p.ID), Value: v, Time: crawled.Add(time.Duration(i) * time.Millisecond)}
 	}
 	streamtest.Produce(t, b.Addr(), "pages", msgs...)
-	var cfg stream.Config
-	cfg.Kafka.Brokers, cfg.Kafka.Group, cfg.Kafka.Output = []string{b.Addr()}, "backlog", "pages.out"
-	cfg.Kafka.SessionTimeout = time.Second
-	cfg.Batch.Size = 25 // the reorder buffer holds 8 batches: 200 records, fewer than a partition's run
-	cfg.EnsureDefaults()
-	var sketch lsh.Config
-	sketch.EnsureDefaults()
-	m, err := lsh.NewMethod(sketch, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	p, run, stop := startFilter(t, ctx, cfg, m, state.Options{Dir: t.TempDir()}, 1, nil)
+	batch := stream.BatchConfig{Size: 25} // the reorder buffer holds 8 batches: 200 records, fewer than a partition's run
+	p, run, stop := startPagesFilter(t, ctx, b.Addr(), "backlog", batch, 1, nil)
 	waitErr := run.WaitFor(ctx, func() bool { return p.Counts().Records >= int64(len(msgs)) }, 5*time.Millisecond)
 	c := p.Counts()
 	if err := errors.Join(waitErr, stop()); err != nil {
@@ -154,9 +152,9 @@ func TestShardedBacklogGoesInFullBatches(t *testing.T) {
 	// 80 full batches would hold them all; the partitions' runs and the
 	// first records' waits for the partitions not heard from yet cut some
 	// short.
-	if max := int64(3 * len(msgs) / cfg.Batch.Size); c.Batches > max {
+	if max := int64(3 * len(msgs) / batch.Size); c.Batches > max {
 		t.Errorf("%d records in %d batches (%.0f a batch), want at most %d batches of batch.size %d",
-			c.Records, c.Batches, float64(c.Records)/float64(c.Batches), max, cfg.Batch.Size)
+			c.Records, c.Batches, float64(c.Records)/float64(c.Batches), max, batch.Size)
 	}
 	t.Logf("%d records in %d batches", c.Records, c.Batches)
 }
