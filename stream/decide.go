@@ -25,8 +25,8 @@ type Decision struct {
 	OfPos uint64
 	// Pos is, in sequenced mode, the document's own place in the sequence
 	// log: the one it was decided with, or for a replay the one stored at
-	// its first append; a shard sends a replay's to the front, which decides
-	// the document as at that position.
+	// its first append; a document's home shard sends it to the front, which
+	// decides the document as at that position.
 	Pos uint64
 	// Replayed says the decision is the one stored for a redelivered record.
 	Replayed bool
@@ -275,7 +275,7 @@ func (d *Decider) matchSequenced(v *batchView, doc *state.Doc) (Decision, *state
 // Index and the overlays, in sequence order without repeats.
 func (d *Decider) candidates(v *batchView, doc *state.Doc) ([]state.Doc, error) {
 	keys := doc.Bands
-	if !d.opt.Sequenced { // a shard looks up every key, its exact key with them
+	if !d.opt.Sequenced { // one instance looks up LookupKeys' part; a shard every key, its exact key with them
 		keys = lsh.LookupKeys(d.method, keys)
 	}
 	cands, capped, err := d.index.Candidates(d.cands[:0], keys, doc.Seq)

@@ -458,7 +458,7 @@ func (a *asked) Settle(ctx context.Context) error {
 	changed := 0
 	for i, w := range a.waits {
 		fin := final{source: w.doc.Source, hash: w.doc.ContentHash, dec: a.dec[i]}
-		fin.dec.Replayed = false
+		fin.dec.Replayed, fin.dec.Pos = false, 0 // a final settles the stored fields; the position is the home's
 		fin.changed = !sameDecision(&w.answers[w.home], &fin.dec)
 		if len(w.answers) < 2 && !fin.changed {
 			continue
