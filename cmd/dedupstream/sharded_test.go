@@ -27,24 +27,26 @@ import (
 )
 
 var (
-	shardedDocs      = flag.Int("sharded-docs", 400, "TestShardedReuters: Reuters stories to wrap as pages (0: all)")
-	shardedFleetSize = flag.Int("sharded-instances", 3, "TestShardedReuters: sharded instances")
-	shardedS         = flag.Int("sharded-shards", 8, "TestShardedReuters: index.shards")
-	shardedSlices    = flag.Int("sharded-slices", 10, "TestShardedReuters: slices the burst is produced in, 200 ms apart")
+	shardedCorpus    = flag.String("sharded-corpus", "reuters21578.tar.gz", "TestShardedCorpus: the corpus in ../shared/corpora whose documents it wraps as pages (20news-bydate.tar.gz: 20 Newsgroups)")
+	shardedDocs      = flag.Int("sharded-docs", 400, "TestShardedCorpus: documents of the corpus to wrap as pages (0: all)")
+	shardedFleetSize = flag.Int("sharded-instances", 3, "TestShardedCorpus: sharded instances")
+	shardedS         = flag.Int("sharded-shards", 8, "TestShardedCorpus: index.shards")
+	shardedSlices    = flag.Int("sharded-slices", 10, "TestShardedCorpus: slices the burst is produced in, 200 ms apart")
 )
 
-// shardedInput is a labelled input for the sharded tests: Reuters stories
-// wrapped as pages, the originals on partition i mod 4 and their near-copies
-// two partitions away, so that with three instances (one owning two
-// partitions) an original and its copies are read by different instances.
+// shardedInput is a labelled input for the sharded tests: a corpus's
+// documents (Reuters stories, newsgroup articles) wrapped as pages, the
+// originals on partition i mod 4 and their near-copies two partitions away,
+// so that with three instances (one owning two partitions) an original and
+// its copies are read by different instances.
 type shardedInput struct {
 	pages             map[string]gen.Page
 	originals, copies []kafka.Message
 }
 
-func reutersInput(t *testing.T, limit int) shardedInput {
+func corpusInput(t *testing.T, name string, limit int) shardedInput {
 	t.Helper()
-	path, err := corpus.Locate("corpora", "reuters21578.tar.gz")
+	path, err := corpus.Locate("corpora", name)
 	if err != nil {
 		t.Skip(err)
 	}
@@ -76,8 +78,9 @@ func reutersInput(t *testing.T, limit int) shardedInput {
 	return in
 }
 
-// TestShardedReuters runs three "dedupstream run --index-shards 8"
-// processes on a 4-partition input of Reuters stories and their near-copies,
+// TestShardedCorpus runs three "dedupstream run --index-shards 8"
+// processes on a 4-partition input of Reuters stories (or another corpus,
+// -sharded-corpus) and their near-copies,
 // with the broker in a process of its own, in two ways: the input produced
 // in slices while the fleet runs (a burst), and produced whole before it
 // starts (a backlog). Then it reads back the order the shards decided the
@@ -92,18 +95,18 @@ func reutersInput(t *testing.T, limit int) shardedInput {
 // original's dedup.cluster (docs/scale-out.md, "Clusters"). The burst's
 // index, collected into one state, must re-cluster offline as the single
 // instance's does.
-func TestShardedReuters(t *testing.T) {
+func TestShardedCorpus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs four filter processes and a broker process")
 	}
 	t.Parallel()
-	in := reutersInput(t, *shardedDocs)
+	in := corpusInput(t, *shardedCorpus, *shardedDocs)
 	bin := buildBinary(t)
 	t.Run("burst", func(t *testing.T) { in.compareSharded(t, bin, true) })
 	t.Run("backlog", func(t *testing.T) { in.compareSharded(t, bin, false) })
 }
 
-// compareSharded is one way of TestShardedReuters: live, the input produced
+// compareSharded is one way of TestShardedCorpus: live, the input produced
 // while the fleet runs; else before it starts.
 func (in shardedInput) compareSharded(t *testing.T, bin string, live bool) {
 	addr := brokerProc(t, bin, 4)
@@ -417,7 +420,7 @@ func TestShardedStandbyFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs three filter processes and a broker process")
 	}
-	in := reutersInput(t, 200)
+	in := corpusInput(t, "reuters21578.tar.gz", 200)
 	bin := buildBinary(t)
 	addr := brokerProc(t, bin, 4)
 	var procs []*proc
