@@ -42,6 +42,7 @@ var (
 type shardedInput struct {
 	pages             map[string]gen.Page
 	originals, copies []kafka.Message
+	dead              map[string]bool // pages the filter dead-lettered (set by compareSharded)
 }
 
 func corpusInput(t *testing.T, name string, limit int) shardedInput {
@@ -139,6 +140,15 @@ func (in shardedInput) compareSharded(t *testing.T, bin string, live bool) {
 		if n := recordsDecided(p); n == 0 {
 			t.Errorf("instance %d decided no record: the input was not spread", i)
 		}
+	}
+	in.dead = make(map[string]bool)
+	classes := make(map[string]int)
+	for _, m := range readTopic(t, addr, "pages.dlq") {
+		in.dead[string(m.Key)] = true
+		classes[headerMap(m)[stream.HeaderErrClass]]++
+	}
+	if len(in.dead) > 0 {
+		t.Logf("%d pages dead-lettered (by class %v): not scored", len(in.dead), classes)
 	}
 	singleDir := in.runInOrder(t, bin, addr)
 	if live {
@@ -286,7 +296,7 @@ func (in shardedInput) checkCollected(t *testing.T, bin, addr, singleDir string)
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "collected")
 	out := mustRun(t, bin, shardedEnv(addr, dir, 8), "state", "collect")
-	if want := fmt.Sprintf("collected %d documents", len(in.pages)); !strings.Contains(out, want) {
+	if want := fmt.Sprintf("collected %d documents", len(in.pages)-len(in.dead)); !strings.Contains(out, want) {
 		t.Fatalf("state collect: want %q in its output:\n%s", want, tail(out, 2000))
 	}
 	truth := filepath.Join(t.TempDir(), "truth.tsv")
@@ -327,15 +337,20 @@ func (s shardedScore) recall() float64 { return float64(s.found) / float64(s.pai
 func (s shardedScore) clusterRecall() float64 { return float64(s.clustered) / float64(s.pairs) }
 
 // score reads one output's first headers of each page: every page must have
-// one; a (copy, original) pair of exact word-5-shingle resemblance J ≥ 0.8 is
+// one, or be dead-lettered (in.dead, not scored); a (copy, original) pair of exact word-5-shingle resemblance J ≥ 0.8 is
 // found when following dedup.of from each ends at the same page (the pair
 // the index found, directly or through others), and counted as clustered
 // when both share dedup.cluster; every duplicate's exact resemblance to its
 // dedup.of is measured.
 func (in shardedInput) score(t *testing.T, heads map[string]map[string]string) shardedScore {
 	t.Helper()
-	if len(heads) != len(in.pages) {
-		t.Fatalf("%d pages have an output, %d were produced", len(heads), len(in.pages))
+	for id := range heads {
+		if in.dead[id] {
+			t.Fatalf("%s has an output and a dead letter", id)
+		}
+	}
+	if len(heads)+len(in.dead) != len(in.pages) {
+		t.Fatalf("%d pages have an output and %d a dead letter, %d were produced", len(heads), len(in.dead), len(in.pages))
 	}
 	root := func(id string) string {
 		for range len(heads) { // dedup.of points to earlier pages: no cycle
@@ -351,7 +366,7 @@ func (in shardedInput) score(t *testing.T, heads map[string]map[string]string) s
 	s := shardedScore{minJ: 1}
 	for id, h := range heads {
 		p := in.pages[id]
-		if p.Kind != gen.Original {
+		if p.Kind != gen.Original && !in.dead[p.Origin] {
 			if j := lsh.OverlapOf(sets[id], sets[p.Origin]).Resemblance(); j >= 0.8 {
 				found := root(id) == root(p.Origin)
 				s.pairs, s.found = s.pairs+1, s.found+btoi(found)
