@@ -1,6 +1,8 @@
 package shard
 
 import (
+	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -31,18 +33,9 @@ func TestReplayKeepsAFixedCluster(t *testing.T) {
 	}
 	a, p := doc("a", "pages/0/1"), doc("p", "pages/0/2")
 	t0 := time.Unix(1000, 0)
-	// decide applies one log record's probes and returns the answers it gave.
 	decide := func(offset int64, at time.Time, docs ...state.Doc) map[string]answer {
 		t.Helper()
-		run := make([]probeAt, len(docs))
-		for i, d := range docs {
-			run[i] = r.probeAt(&probe{doc: d}, offset, i, at, offset, 0)
-		}
-		out := newPackers(wireVersion)
-		if _, err := r.decide(run, offset+1, out); err != nil {
-			t.Fatal(err)
-		}
-		return answersIn(t, out)
+		return decideRecord(t, r, offset, at, docs...)
 	}
 
 	first := decide(10, t0, a, p) // A's first batch; its front dies unemitted
@@ -101,12 +94,7 @@ func TestReplayAfterFinalWaitsForNone(t *testing.T) {
 	q.ID, q.Source = "q", "pages/0/9"
 	decide := func(offset int64, d state.Doc) map[string]answer {
 		t.Helper()
-		run := []probeAt{r.probeAt(&probe{doc: d}, offset, 0, time.Unix(1000+offset, 0), offset, 0)}
-		out := newPackers(wireVersion)
-		if _, err := r.decide(run, offset+1, out); err != nil {
-			t.Fatal(err)
-		}
-		return answersIn(t, out)
+		return decideRecord(t, r, offset, time.Unix(1000+offset, 0), d)
 	}
 	cluster := decide(10, a)[a.Source].dec.Cluster
 	if _, err := r.applyFinal(&final{source: a.Source, hash: a.ContentHash}, newPackers(wireVersion)); err != nil {
@@ -154,6 +142,25 @@ func openRunOf(t *testing.T, cfg Config, m lsh.Method, shards int) *shardRun {
 	return r
 }
 
+// decideRecord has r apply one probe record of the log at offset, appended
+// at time at, a front batch of its own whose probes are docs, as batch
+// does, and returns the answers it gave, by source.
+func decideRecord(t *testing.T, r *shardRun, offset int64, at time.Time, docs ...state.Doc) map[string]answer {
+	t.Helper()
+	batch := r.settle.batchAt(fmt.Sprintf("batch at %d", offset), offset)
+	run := make([]probeAt, len(docs))
+	for i, d := range docs {
+		p := probe{doc: d}
+		p.doc.Bands = slices.Clip(d.Bands) // indexKeys appends to it
+		run[i] = r.probeAt(&p, offset, i, at, batch, 0)
+	}
+	out := newPackers(wireVersion)
+	if _, err := r.decide(run, offset+1, out); err != nil {
+		t.Fatal(err)
+	}
+	return answersIn(t, out)
+}
+
 // answersIn decodes the answers packed in out, by source.
 func answersIn(t *testing.T, out *packers) map[string]answer {
 	t.Helper()
@@ -185,12 +192,7 @@ func TestReadAgainFindsNoLaterDocument(t *testing.T) {
 	other := state.Doc{ID: "other", Source: "pages/0/1", ContentHash: homedAt(1, 2), Sketch: sketch, Bands: keys}
 	decide := func(offset int64, d state.Doc) answer {
 		t.Helper()
-		run := []probeAt{r.probeAt(&probe{doc: d}, offset, 0, time.Unix(1000+offset, 0), offset, 0)}
-		out := newPackers(wireVersion)
-		if _, err := r.decide(run, offset+1, out); err != nil {
-			t.Fatal(err)
-		}
-		return answersIn(t, out)[d.Source]
+		return decideRecord(t, r, offset, time.Unix(1000+offset, 0), d)[d.Source]
 	}
 	if got := decide(10, other); got.dec.Verdict != stream.Unique {
 		t.Fatalf("first read: %+v, want unique (nothing stored yet)", got.dec)
@@ -214,13 +216,7 @@ func TestOneShardAnswersForGood(t *testing.T) {
 	a := state.Doc{ID: "a", Source: "pages/0/1", ContentHash: 7, Sketch: sketch, Bands: keys}
 	p := a
 	p.ID, p.Source = "p", "pages/0/2"
-	batch := r.settle.batchAt("front batch", 10) // as batch does for the log record at offset 10
-	run := []probeAt{r.probeAt(&probe{doc: a}, 10, 0, time.Unix(1000, 0), batch, 0), r.probeAt(&probe{doc: p}, 10, 1, time.Unix(1000, 0), batch, 0)}
-	out := newPackers(wireVersion)
-	if _, err := r.decide(run, 11, out); err != nil {
-		t.Fatal(err)
-	}
-	got := answersIn(t, out)[p.Source]
+	got := decideRecord(t, r, 10, time.Unix(1000, 0), a, p)[p.Source]
 	if got.dec.Verdict != stream.ExactDuplicate || got.provisional {
 		t.Errorf("the copy in its original's batch: %+v, want an exact duplicate answered for good", got)
 	}
