@@ -496,15 +496,21 @@ func sameDecision(a, b *stream.Decision) bool {
 // count: the other shards may answer a later append of the document (a
 // replayed input record), or some an earlier one and some a later (a shard
 // taken over answers again from its committed offset), and the document is
-// decided as at its first position whichever they answer. It is Replayed when
-// its home's answer is a stored one.
+// decided as at its first position whichever they answer. Between matches
+// of one original its home's answer wins: a replayed document's home answers
+// with the decision that went out, the original's own shard with the cluster
+// it holds now, which a late final may have changed since. It is Replayed
+// when its home's answer is a stored one.
 func join(doc *state.Doc, answers []stream.Decision, home int) stream.Decision {
 	var best *stream.Decision
 	first := &answers[home]
 	replayed := first.Replayed
+	if first.Verdict.Duplicate() {
+		best = first
+	}
 	for i := range answers {
 		a := &answers[i]
-		if !a.Verdict.Duplicate() || i != home && (first.Pos != 0 || replayed) && a.OfPos >= first.Pos {
+		if i == home || !a.Verdict.Duplicate() || (first.Pos != 0 || replayed) && a.OfPos >= first.Pos {
 			continue
 		}
 		aExact, bestExact := a.Verdict == stream.ExactDuplicate, best != nil && best.Verdict == stream.ExactDuplicate

@@ -38,6 +38,13 @@ func TestJoin(t *testing.T) {
 	f("a replay is decided as at its first position", []stream.Decision{r, near("later", 90)}, 0, r)
 	f("a match before the first position counts", []stream.Decision{near("b", 70), r}, 1, replayed(near("b", 70)))
 	f("replayed only if its home's answer is", []stream.Decision{r, unique}, 1, unique)
+	// The original's own shard answers with the cluster it holds now; the
+	// replay's home with the one that went out, before a late final of the
+	// original changed it.
+	wentOut := replayed(near("a", 60))
+	wentOut.Pos, wentOut.Cluster = 80, 7
+	f("a replay keeps the cluster it went out with", []stream.Decision{near("a", 60), wentOut}, 1, wentOut)
+	f("and a strictly earlier match still wins", []stream.Decision{near("b", 50), wentOut}, 1, replayed(near("b", 50)))
 
 	// A shard taken over answers the first append again (its home's fresh
 	// answer, position 80) while another answers a later append of the
