@@ -126,7 +126,7 @@ func (d *Decider) DecideProbes(docs []state.Doc, here []bool) (Decided, error) {
 }
 
 func (d *Decider) decideBatch(docs []state.Doc, here []bool) (Decided, error) {
-	v := &batchView{cur: newOverlay(docs), stats: &DecideStats{}}
+	v := &batchView{cur: newOverlay(docs, here), stats: &DecideStats{}}
 	d.mu.Lock()
 	v.pending = slices.Clone(d.pending)
 	d.pending = append(d.pending, v.cur)

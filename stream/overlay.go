@@ -30,17 +30,22 @@ type replayKey struct {
 	hash   uint64
 }
 
-// newOverlay returns an overlay sized for docs (they are added one by one
-// as they are decided), so that its maps never grow while a batch is decided.
-func newOverlay(docs []state.Doc) *overlay {
-	keys := 0
+// newOverlay returns an overlay sized for the docs that here names (all of
+// them for a nil here; they are added one by one as they are decided), so
+// that its maps never grow while a batch is decided. A shard of an index
+// partitioned by document adds only the documents it stores, a few of the
+// batch's: maps sized for all of them would be mostly zeroed memory.
+func newOverlay(docs []state.Doc, here []bool) *overlay {
+	n, keys := 0, 0
 	for i := range docs {
-		keys += len(docs[i].Bands)
+		if here == nil || here[i] {
+			n, keys = n+1, keys+len(docs[i].Bands)
+		}
 	}
 	return &overlay{
-		docs:    make([]state.Doc, 0, len(docs)),
-		byKey:   make(map[replayKey]int, len(docs)),
-		byHash:  make(map[uint64]int, len(docs)),
+		docs:    make([]state.Doc, 0, n),
+		byKey:   make(map[replayKey]int, n),
+		byHash:  make(map[uint64]int, n),
 		keyHead: make(map[uint64]int32, keys),
 		keyDocs: make([]keyDoc, 0, keys),
 	}

@@ -17,7 +17,7 @@ func TestOverlayCandidates(t *testing.T) {
 		{ID: "c", ContentHash: 3, Bands: []uint64{10, 10}},
 		{ID: "d", ContentHash: 4, Bands: []uint64{40}},
 	}
-	o := newOverlay(docs)
+	o := newOverlay(docs, nil)
 	for _, d := range docs {
 		o.add(d)
 	}

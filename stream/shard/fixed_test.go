@@ -125,13 +125,13 @@ func homedAt(shard, shards int) uint64 {
 }
 
 // openRun opens shard 0 of two on a store of its own, closed with the test.
-func openRun(t *testing.T, cfg Config, m lsh.Method) *shardRun {
+func openRun(t testing.TB, cfg Config, m lsh.Method) *shardRun {
 	t.Helper()
 	return openRunOf(t, cfg, m, 2)
 }
 
 // openRunOf is openRun for shard 0 of shards.
-func openRunOf(t *testing.T, cfg Config, m lsh.Method, shards int) *shardRun {
+func openRunOf(t testing.TB, cfg Config, m lsh.Method, shards int) *shardRun {
 	t.Helper()
 	s := NewServer(cfg, Topology{Shards: shards, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
 	r := &shardRun{s: s, id: 0, label: "0", settle: newSettling(cfg.AnswerTimeout)}

@@ -522,6 +522,9 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 	docs, here := make([]state.Doc, len(run)), make([]bool, len(run))
 	for i := range run {
 		docs[i], here[i] = run[i].doc, run[i].home
+		if !here[i] { // its exact key (indexKeys' last) is posted only in its home, with every exact copy
+			docs[i].Bands = docs[i].Bands[:len(docs[i].Bands)-1]
+		}
 	}
 	dec, err := r.dec.DecideProbes(docs, here)
 	if err != nil {

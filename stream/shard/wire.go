@@ -403,7 +403,9 @@ func decodeProbe(r *reader) probe {
 		for i := range d.Bands {
 			d.Bands[i] = r.uint64("key")
 		}
-		d.Sketch = append([]byte(nil), r.b[r.off:]...)
+		if r.off < len(r.b) {
+			d.Sketch = r.b[r.off:len(r.b):len(r.b)] // the record's own bytes: read, never written
+		}
 		r.off = len(r.b)
 	}
 	return p
