@@ -490,13 +490,13 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 func (r *shardRun) probeAt(p *probe, offset int64, j int, at time.Time, batch int64, resent int) probeAt {
 	shards := r.s.top.Shards
 	p.doc.Bands, p.doc.Pos = indexKeys(&p.doc), positionOf(offset, j)
-	return probeAt{probe: *p, offset: offset, at: at, batch: batch, resent: resent,
+	return probeAt{probe: p, offset: offset, at: at, batch: batch, resent: resent,
 		home: home(p.doc.ContentHash, shards) == r.id, shared: shards > 1}
 }
 
-// probeAt is a probe and its offset in the log.
+// probeAt is a probe, as decoded from its record, and its offset in the log.
 type probeAt struct {
-	probe
+	*probe
 	offset int64
 	at     time.Time // the record's timestamp
 	batch  int64     // the first offset of the front batch it came in (settling.batchAt)
