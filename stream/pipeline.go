@@ -220,7 +220,31 @@ func (p *Pipeline) Run(ctx context.Context) error {
 	}()
 	go func() { emitErr <- loop("emit", decided, emitted, p.stages.emit(drain)) }()
 	err := loop("publish", emitted, nil, p.stages.publish(drain))
-	return errors.Join(err, <-emitErr, <-decideErr, <-askErr, <-fetchErr)
+	err = errors.Join(err, <-emitErr, <-decideErr, <-askErr, <-fetchErr)
+	if err != nil && ctx.Err() != nil && drain.Err() != nil && onlyCancelled(err) {
+		// A stop whose shutdown_timeout passed with batches in hand (say,
+		// waiting for the answers of an index shard whose owner is down):
+		// nothing of them was committed, and the partitions' next owners
+		// read them again. Giving them up is the stop asked for, not a failure.
+		p.log.Warn("shutdown_timeout passed with batches in hand; they were not committed and will be read again",
+			zap.Duration("shutdown_timeout", p.cfg.ShutdownTimeout), zap.Error(err))
+		return nil
+	}
+	return err
+}
+
+// onlyCancelled reports whether err, joined or wrapped, is cancellation and
+// nothing else.
+func onlyCancelled(err error) bool {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		for _, e := range j.Unwrap() {
+			if !onlyCancelled(e) {
+				return false
+			}
+		}
+		return true
+	}
+	return errors.Is(err, context.Canceled) || errors.Is(err, errAborted)
 }
 
 // errAborted cancels fetching when a stage fails (as opposed to a shutdown,

@@ -165,3 +165,36 @@ func adminAddr(t *testing.T, p *proc) string {
 	}
 	return m[1]
 }
+
+// TestSIGTERMWhileShardsAreDown stops a sharded instance whose batches wait
+// for the answers of shards whose owner was SIGKILLed and whose session has
+// not expired: past shutdown_timeout the batches in hand are given up,
+// uncommitted, and the process still exits 0 — a stop during another
+// instance's outage is an orchestrator's ordinary day, not a failure.
+func TestSIGTERMWhileShardsAreDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs two filter processes and a broker process")
+	}
+	in := corpusInput(t, "reuters21578.tar.gz", 100)
+	bin := buildBinary(t)
+	addr := brokerProc(t, bin, 4)
+	env := func() []string {
+		return shardedEnv(addr, t.TempDir(), 2, "DEDUPSTREAM_KAFKA_SESSION_TIMEOUT=30s", "DEDUPSTREAM_SHUTDOWN_TIMEOUT=2s")
+	}
+	a, b := startProc(t, bin, env(), "run"), startProc(t, bin, env(), "run")
+	waitAllReady(t, []*proc{a, b}, time.Minute)
+	b.kill()
+	produceTo(t, addr, "pages", append(append([]kafka.Message(nil), in.originals...), in.copies...))
+	if !a.waitOutput("sending the probes again", 30*time.Second) {
+		t.Fatalf("no batch waited for the dead instance's shards:\n%s", tail(a.out.String(), 3000))
+	}
+	if err := a.signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if !a.wait(20*time.Second) || a.exitCode() != 0 {
+		t.Fatalf("SIGTERM with batches waiting for shards that are down: exit %v, want 0:\n%s", a.err, tail(a.out.String(), 3000))
+	}
+	if !strings.Contains(a.out.String(), "shutdown_timeout passed with batches in hand") {
+		t.Errorf("the stop did not say it gave batches up:\n%s", tail(a.out.String(), 3000))
+	}
+}
