@@ -14,11 +14,12 @@ import (
 // BenchmarkShardApply measures what one shard of eight spends on a
 // document of the sequence log, without Kafka: decoding its probe record
 // (encoded beforehand, as a front appends it), looking it up and deciding
-// it, storing it if this is its home (one in eight), and packing its answer. The store holds 20,000 documents first;
-// the documents are 300 words drawn from a 5,000-word vocabulary, sketched
-// with the default method. One b.N is one document, in batch records of 500.
+// it, storing it if this is its home (one in eight), and packing its
+// answer. The store holds 20,000 documents first; the documents are 300
+// words drawn from a 5,000-word vocabulary, sketched with the default
+// method. One b.N is one document, in batch records of 500.
 //
-//	go test -run '^$' -bench BenchmarkShardApply -benchtime 20000x ./stream/shard
+//	go test -run '^$' -bench BenchmarkShardApply -benchtime 200000x ./stream/shard
 func BenchmarkShardApply(b *testing.B) {
 	c := lsh.Config{}
 	c.EnsureDefaults()
