@@ -1,11 +1,14 @@
 package shard
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/segmentio/kafka-go"
 
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/state"
@@ -59,16 +62,14 @@ func BenchmarkShardApply(b *testing.B) {
 	}
 	offset := int64(0)
 	apply := func(recs [][]byte) {
-		out := newPackers(wireVersion)
+		out := newAnswerPacker()
 		for _, v := range recs {
-			rec, err := decodeLogRecord(v)
+			m := kafka.Message{Offset: offset, Key: binary.BigEndian.AppendUint64(nil, uint64(offset)), Value: v, Time: time.Unix(1700000000, 0)}
+			rec, err := r.decode(&m)
 			if err != nil {
 				b.Fatal(err)
 			}
-			run := make([]probeAt, len(rec.probes))
-			for j := range rec.probes {
-				run[j] = r.probeAt(&rec.probes[j], offset, j, time.Unix(1700000000, 0), offset, 0)
-			}
+			run := r.appendProbes(make([]probeAt, 0, len(rec.probes)), &m, rec.probes)
 			if _, err := r.decide(run, offset+1, out); err != nil {
 				b.Fatal(err)
 			}

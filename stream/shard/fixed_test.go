@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/segmentio/kafka-go"
+
 	"github.com/dedupstream/dedupstream/lsh"
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
@@ -54,7 +56,7 @@ func TestReplayKeepsAFixedCluster(t *testing.T) {
 	}
 	out := got.dec.Cluster
 	joined := out + 1 // the front joined another cluster for A
-	rel := newPackers(wireVersion)
+	rel := newAnswerPacker()
 	if _, err := r.applyFinal(&final{source: a.Source, hash: a.ContentHash, changed: true,
 		dec: stream.Decision{Verdict: stream.Unique, Cluster: joined}}, rel); err != nil {
 		t.Fatal(err)
@@ -69,7 +71,7 @@ func TestReplayKeepsAFixedCluster(t *testing.T) {
 	if again.dec.Cluster != out || !again.dec.Replayed || again.provisional {
 		t.Errorf("replayed copy answered %+v, want the cluster it went out with, %d, fixed", again.dec, out)
 	}
-	rel = newPackers(wireVersion)
+	rel = newAnswerPacker()
 	if _, err := r.applyFinal(&final{source: a.Source, hash: a.ContentHash}, rel); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +99,7 @@ func TestReplayAfterFinalWaitsForNone(t *testing.T) {
 		return decideRecord(t, r, offset, time.Unix(1000+offset, 0), d)
 	}
 	cluster := decide(10, a)[a.Source].dec.Cluster
-	if _, err := r.applyFinal(&final{source: a.Source, hash: a.ContentHash}, newPackers(wireVersion)); err != nil {
+	if _, err := r.applyFinal(&final{source: a.Source, hash: a.ContentHash}, newAnswerPacker()); err != nil {
 		t.Fatal(err)
 	}
 	if got, ok := decide(20, a)[a.Source]; !ok || !got.dec.Replayed || got.dec.Cluster != cluster {
@@ -147,31 +149,41 @@ func openRunOf(t testing.TB, cfg Config, m lsh.Method, shards int) *shardRun {
 // does, and returns the answers it gave, by source.
 func decideRecord(t *testing.T, r *shardRun, offset int64, at time.Time, docs ...state.Doc) map[string]answer {
 	t.Helper()
-	batch := r.settle.batchAt(fmt.Sprintf("batch at %d", offset), offset)
-	run := make([]probeAt, len(docs))
+	probes := make([]probe, len(docs))
 	for i, d := range docs {
-		p := probe{doc: d}
-		p.doc.Bands = slices.Clip(d.Bands) // indexKeys appends to it
-		run[i] = r.probeAt(&p, offset, i, at, batch, 0)
+		probes[i] = probe{index: i, doc: d}
+		probes[i].doc.Bands = slices.Clip(d.Bands) // indexKeys appends to it
 	}
-	out := newPackers(wireVersion)
+	m := kafka.Message{Offset: offset, Key: []byte(fmt.Sprintf("batch at %d", offset)), Time: at}
+	run := r.appendProbes(nil, &m, probes)
+	out := newAnswerPacker()
 	if _, err := r.decide(run, offset+1, out); err != nil {
 		t.Fatal(err)
 	}
-	return answersIn(t, out)
+	return answersIn(t, out, string(m.Key), docs)
 }
 
-// answersIn decodes the answers packed in out, by source.
-func answersIn(t *testing.T, out *packers) map[string]answer {
+// answersIn decodes the answers packed in out, by source: of docs, the
+// front batch key's, for the answers that a shard has nothing for them.
+func answersIn(t *testing.T, out *answerPacker, key string, docs []state.Doc) map[string]answer {
 	t.Helper()
 	got := make(map[string]answer)
 	for _, msg := range out.messages("answers") {
-		as, err := decodeAnswers(msg.Value)
+		as, ns, err := decodeAnswers(msg.Value)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, a := range as {
 			got[a.source] = a
+		}
+		for _, n := range ns {
+			if n.key != key {
+				t.Fatalf("nothing for batch %q, want %q", n.key, key)
+			}
+			for _, i := range n.indexes {
+				d := &docs[i]
+				got[d.Source] = answer{shard: n.shard, source: d.Source, hash: d.ContentHash, dec: stream.Decision{Verdict: stream.Unique}}
+			}
 		}
 	}
 	return got

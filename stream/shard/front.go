@@ -38,6 +38,7 @@ type Front struct {
 
 	mu      sync.Mutex
 	pending map[docKey][]*waiting // a record fetched again after a rebalance can be in flight twice
+	batches map[string]*asked     // the batches in flight, by key
 	flying  map[int]int           // documents in pending by input partition (absent: none)
 	readers map[int]*answerReader
 	ctx     context.Context // the readers'
@@ -84,6 +85,7 @@ func NewFront(cfg Config, top Topology, o FrontOptions) *Front {
 		},
 		m:       newFrontMetrics(o.Registry),
 		pending: make(map[docKey][]*waiting),
+		batches: make(map[string]*asked),
 		flying:  make(map[int]int),
 		readers: make(map[int]*answerReader),
 		ctx:     ctx, stop: stop,
@@ -232,6 +234,7 @@ func (f *Front) register(a *asked) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a.left = len(a.waits)
+	f.batches[string(a.key)] = a
 	for _, w := range a.waits {
 		k := docKey{w.doc.Source, w.doc.ContentHash}
 		f.pending[k] = append(f.pending[k], w)
@@ -246,6 +249,7 @@ func (f *Front) register(a *asked) {
 func (f *Front) forget(a *asked) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	delete(f.batches, string(a.key))
 	for _, w := range a.waits {
 		k := docKey{w.doc.Source, w.doc.ContentHash}
 		if ws := slices.DeleteFunc(f.pending[k], func(x *waiting) bool { return x == w }); len(ws) > 0 {
@@ -272,11 +276,11 @@ func (a *asked) probes(missing func(w *waiting) bool) ([]kafka.Message, int) {
 	}
 	pk := newPacker(wireVersion, kindProbes)
 	n := 0
-	for _, w := range a.waits {
+	for i, w := range a.waits {
 		if missing != nil && !missing(w) {
 			continue
 		}
-		p := probe{reply: w.reply, doc: *w.doc}
+		p := probe{reply: w.reply, index: i, doc: *w.doc}
 		pk.add(func(dst []byte) []byte { return appendProbeBody(dst, &p) })
 		n += len(w.answers)
 	}
@@ -586,12 +590,12 @@ func (f *Front) readLoop(ctx context.Context, r *kafka.Reader, p int) {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		as, err := decodeAnswers(m.Value)
+		as, ns, err := decodeAnswers(m.Value)
 		if err != nil {
 			f.log.Error("skipping a malformed answer record", zap.Int("partition", p), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
 		}
-		f.deliver(as)
+		f.deliver(as, ns)
 	}
 }
 
@@ -599,7 +603,7 @@ func (f *Front) readLoop(ctx context.Context, r *kafka.Reader, p int) {
 // that holds it (a record fetched again after a rebalance may be in two).
 // Answers for documents not in flight (another front's on this partition
 // before a rebalance, a zombie owner's) and repeated answers are ignored.
-func (f *Front) deliver(as []answer) {
+func (f *Front) deliver(as []answer, ns []nothing) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	for i := range as {
@@ -611,6 +615,26 @@ func (f *Front) deliver(as []answer) {
 		}
 		for _, w := range ws {
 			w.record(a)
+		}
+	}
+	for i := range ns {
+		f.deliverNothing(&ns[i])
+	}
+}
+
+// deliverNothing records a shard's answer that it has nothing for
+// documents of a batch in flight: that batch's own probes asked it. Its
+// home's answer is always one document's (it stores the document).
+func (f *Front) deliverNothing(n *nothing) {
+	b, ok := f.batches[n.key]
+	if !ok {
+		f.m.stale.Add(float64(len(n.indexes)))
+		return
+	}
+	a := answer{shard: n.shard, dec: stream.Decision{Verdict: stream.Unique}}
+	for _, i := range n.indexes {
+		if i < len(b.waits) && b.waits[i].home != n.shard {
+			b.waits[i].record(&a)
 		}
 	}
 }

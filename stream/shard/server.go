@@ -419,7 +419,7 @@ func (r *shardRun) serve(offset int64) {
 // read from.
 func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	var run []probeAt
-	out := newPackers(wireVersion) // answers, by answer partition
+	out := newAnswerPacker()
 	answered := 0
 	flush := func(next int64) error {
 		if len(run) == 0 {
@@ -432,20 +432,16 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	}
 	for i := range msgs {
 		m := &msgs[i]
-		rec, err := decodeLogRecord(m.Value)
+		rec, err := r.decode(m)
 		if err != nil {
 			r.s.m.malformed.Inc()
 			r.s.o.Logger.Error("skipping a malformed sequence-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
 		}
-		key, resent := batchKey(m.Key)
-		batch := r.settle.batchAt(key, m.Offset)
 		if run == nil {
 			run = make([]probeAt, 0, len(rec.probes)*(len(msgs)-i))
 		}
-		for j := range rec.probes {
-			run = append(run, r.probeAt(&rec.probes[j], m.Offset, j, m.Time, batch, resent))
-		}
+		run = r.appendProbes(run, m, rec.probes)
 		if len(rec.finals) == 0 {
 			continue
 		}
@@ -485,20 +481,40 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	return nil
 }
 
-// probeAt is probe j of the log record at offset, as this shard decides it:
-// looked up by all its index keys, stored if this is its home.
-func (r *shardRun) probeAt(p *probe, offset int64, j int, at time.Time, batch int64, resent int) probeAt {
-	shards := r.s.top.Shards
-	p.doc.Bands, p.doc.Pos = indexKeys(&p.doc), positionOf(offset, j)
-	return probeAt{probe: p, offset: offset, at: at, batch: batch, resent: resent,
-		home: home(p.doc.ContentHash, shards) == r.id, shared: shards > 1}
+// decode decodes a sequence-log record as this shard reads it: the ID and
+// URL only of the documents it stores, the finals only of those
+// (decodeLogRecordFor).
+func (r *shardRun) decode(m *kafka.Message) (logRecord, error) {
+	return decodeLogRecordFor(m.Value, r.stores)
 }
 
-// probeAt is a probe, as decoded from its record, and its offset in the log.
+// stores says whether this shard is the home of a document.
+func (r *shardRun) stores(hash uint64) bool { return home(hash, r.s.top.Shards) == r.id }
+
+// appendProbes appends to run the probes of the log record m, as this
+// shard decides them (probeAt), under the front batch its key names.
+func (r *shardRun) appendProbes(run []probeAt, m *kafka.Message, probes []probe) []probeAt {
+	if len(probes) == 0 {
+		return run
+	}
+	key, resent := batchKey(m.Key)
+	batch := r.settle.batchAt(key, m.Offset)
+	for j := range probes {
+		p := &probes[j]
+		p.doc.Bands, p.doc.Pos = indexKeys(&p.doc), positionOf(m.Offset, j)
+		run = append(run, probeAt{probe: p, offset: m.Offset, at: m.Time, key: key, batch: batch, resent: resent,
+			home: r.stores(p.doc.ContentHash), shared: r.s.top.Shards > 1})
+	}
+	return run
+}
+
+// probeAt is a probe, as decoded from its record, and its offset in the
+// log: looked up by all its index keys, stored if this shard is its home.
 type probeAt struct {
 	*probe
 	offset int64
 	at     time.Time // the record's timestamp
+	key    string    // its front batch's key (batchKey)
 	batch  int64     // the first offset of the front batch it came in (settling.batchAt)
 	home   bool      // this shard stores it
 	shared bool      // other shards answer it too: its decision is joined, and settled by its final
@@ -518,7 +534,7 @@ func batchKey(k []byte) (string, int) {
 // decide decides a run of probes, stores them with the log position next,
 // and adds to out the answers due, holding back those that matched a
 // document still unsettled here; it returns how many it added.
-func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) {
+func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, error) {
 	docs, here := make([]state.Doc, len(run)), make([]bool, len(run))
 	for i := range run {
 		docs[i], here[i] = run[i].doc, run[i].home
@@ -585,6 +601,9 @@ func (r *shardRun) decide(run []probeAt, next int64, out *packers) (int, error) 
 			if err := r.settleReplay(&h.a, stored); err != nil {
 				return n, err
 			}
+		case !run[i].home && d.Verdict == stream.Unique && run[i].index >= 0:
+			n += r.packNothing(out, &run[i])
+			continue
 		}
 		n += r.pack(out, &h)
 	}
@@ -650,7 +669,7 @@ func (r *shardRun) resumeAt(run []probeAt, next int64) int64 {
 
 // pack adds an answer to out if it is due (a rebuild applies the log below
 // r.answer silently; a standby never answers), and says whether it did.
-func (r *shardRun) pack(out *packers, h *heldAnswer) int {
+func (r *shardRun) pack(out *answerPacker, h *heldAnswer) int {
 	if h.offset < r.answer || r.standby {
 		return 0
 	}
@@ -660,7 +679,20 @@ func (r *shardRun) pack(out *packers, h *heldAnswer) int {
 			zap.Int64("batch", h.batch), zap.Uint8("verdict", uint8(d.Verdict)), zap.String("of", d.Of), zap.Uint64("of_pos", d.OfPos),
 			zap.Uint64("cluster", d.Cluster), zap.Bool("replayed", d.Replayed))
 	}
-	out.add(h.reply, func(dst []byte) []byte { return appendAnswerBody(dst, &h.a) })
+	out.one(h.reply, &h.a)
+	return 1
+}
+
+// packNothing adds to out that this shard has nothing for p, as pack.
+func (r *shardRun) packNothing(out *answerPacker, p *probeAt) int {
+	if p.offset < r.answer || r.standby {
+		return 0
+	}
+	if r.s.o.Logger.Core().Enabled(zap.DebugLevel) {
+		r.s.o.Logger.Debug("answer", zap.Int("shard", r.id), zap.String("source", p.doc.Source), zap.Int64("offset", p.offset),
+			zap.Int64("batch", p.batch), zap.Bool("nothing", true))
+	}
+	out.nothingFor(p.reply, r.id, p.key, p.index)
 	return 1
 }
 
@@ -684,7 +716,7 @@ func (r *shardRun) checkOrder(stored []state.Doc) {
 // verdict fields, and the answers held on it go out with its cluster (and
 // are stored with it). A final for a document this shard does not hold is
 // skipped: only its home stores it. It returns how many answers it added to out.
-func (r *shardRun) applyFinal(f *final, out *packers) (int, error) {
+func (r *shardRun) applyFinal(f *final, out *answerPacker) (int, error) {
 	if home(f.hash, r.s.top.Shards) != r.id {
 		return 0, nil // answers are held only on documents stored here
 	}
@@ -712,7 +744,7 @@ func (r *shardRun) applyFinal(f *final, out *packers) (int, error) {
 
 // expire settles the documents whose finals are overdue (settleExpiry) and
 // answers what they held.
-func (r *shardRun) expire(out *packers) (int, error) {
+func (r *shardRun) expire(out *answerPacker) (int, error) {
 	released, expired := r.settle.expire(time.Now())
 	if expired > 0 {
 		r.s.m.expired.WithLabelValues(r.label).Add(float64(expired))
@@ -725,7 +757,7 @@ func (r *shardRun) expire(out *packers) (int, error) {
 // answerReleased fixes released answers' clusters in the store and adds
 // them to out. A document whose cluster an earlier answer already fixed
 // keeps it (a replay says what was said).
-func (r *shardRun) answerReleased(released []heldAnswer, out *packers) (int, error) {
+func (r *shardRun) answerReleased(released []heldAnswer, out *answerPacker) (int, error) {
 	n := 0
 	for i := range released {
 		h := &released[i]

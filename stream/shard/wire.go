@@ -24,9 +24,23 @@ const wireVersion = 3
 // probes (or finals) of many documents, so the log carries a record per front
 // batch, not per document.
 const (
-	kindProbes  = 3 // a batch of probes: documents to decide and store
-	kindFinals  = 4 // a batch of finals, each with its joined decision (written by earlier builds; still read)
-	kindSettled = 5 // a batch of finals: every document of a front batch that reached several shards
+	kindProbes         = 6 // a batch of probes: documents to decide and store, each with its index in its front batch
+	kindUnindexedProbe = 3 // a batch of probes without their indexes (written by earlier builds; still read)
+	kindFinals         = 4 // a batch of finals, each with its joined decision (written by earlier builds; still read)
+	kindSettled        = 5 // a batch of finals: every document of a front batch that reached several shards
+)
+
+// answerVersion is the first byte of an answer record; its entries begin
+// with their kind. (Answer records of wireVersion, all of one kind, are
+// still read.)
+const answerVersion = 4
+
+// Kinds of answer entries. Most of a shard's answers say only that it does
+// not store a document and has nothing it duplicates: those of one front
+// batch go in one entry, by their indexes in the batch.
+const (
+	answerOne  = 0 // one document's answer
+	answerNone = 1 // documents of one front batch the shard neither stores nor matched
 )
 
 // maxRecordBytes is where a batch record is closed and the next begun: well
@@ -52,6 +66,7 @@ var errWire = errors.New("shard: malformed record")
 // shard its keys reach applies it.
 type probe struct {
 	reply int       // input partition: the answers partition
+	index int       // its place in its front batch (asked.waits); -1 in a kindUnindexedProbe record
 	doc   state.Doc // ID, Source, URL, Time, ContentHash, Sketch, and its index keys as Bands
 }
 
@@ -73,6 +88,15 @@ type answer struct {
 	hash        uint64
 	dec         stream.Decision
 	provisional bool // the shard's cluster for it may still change (state.Doc.Provisional)
+}
+
+// nothing is a shard's answer to documents of one front batch that it does
+// not store and has no match for: a Unique decision each, which the join
+// passes over (answerNone).
+type nothing struct {
+	shard   int
+	key     string // the front batch's key (batchKey)
+	indexes []int  // the documents' places in it, ascending
 }
 
 // logRecord is a decoded sequence-log record: its probes or its finals, in
@@ -151,9 +175,57 @@ func (ps *packers) messages(topic string) []kafka.Message {
 	return msgs
 }
 
+// answerPacker packs a shard's answers into records by answer partition:
+// one document's answer an entry, the documents it has nothing for
+// (nothing) an entry a front batch.
+type answerPacker struct {
+	by   *packers
+	none map[int]*nothing // the entry being gathered, by partition
+}
+
+func newAnswerPacker() *answerPacker {
+	return &answerPacker{by: newPackers(answerVersion), none: make(map[int]*nothing)}
+}
+
+// one adds a document's answer to partition part's records.
+func (ap *answerPacker) one(part int, a *answer) {
+	ap.by.add(part, func(dst []byte) []byte { return appendAnswerBody(dst, a) })
+}
+
+// nothingFor adds that shard has nothing for document index of the front
+// batch key to partition part's records, with the batch's other documents
+// added before it on part.
+func (ap *answerPacker) nothingFor(part, shard int, key string, index int) {
+	n := ap.none[part]
+	if n != nil && (n.key != key || n.shard != shard || index <= n.indexes[len(n.indexes)-1] || len(n.indexes) == maxEntries) {
+		ap.flush(part, n)
+		n = nil
+	}
+	if n == nil {
+		n = &nothing{shard: shard, key: key}
+		ap.none[part] = n
+	}
+	n.indexes = append(n.indexes, index)
+}
+
+func (ap *answerPacker) flush(part int, n *nothing) {
+	ap.by.add(part, func(dst []byte) []byte { return appendNothingBody(dst, n) })
+	delete(ap.none, part)
+}
+
+// messages returns the records packed as messages to topic, partitions in
+// order.
+func (ap *answerPacker) messages(topic string) []kafka.Message {
+	for part, n := range ap.none {
+		ap.flush(part, n)
+	}
+	return ap.by.messages(topic)
+}
+
 func appendProbeBody(dst []byte, p *probe) []byte {
 	d := &p.doc
 	dst = binary.AppendUvarint(dst, uint64(p.reply))
+	dst = binary.AppendUvarint(dst, uint64(p.index))
 	dst = appendString(dst, d.Source)
 	dst = binary.BigEndian.AppendUint64(dst, uint64(unixNano(d.Time)))
 	dst = binary.BigEndian.AppendUint64(dst, d.ContentHash)
@@ -175,10 +247,22 @@ func appendFinalBody(dst []byte, f *final) []byte {
 }
 
 func appendAnswerBody(dst []byte, a *answer) []byte {
-	dst = binary.AppendUvarint(dst, uint64(a.shard))
+	dst = binary.AppendUvarint(append(dst, answerOne), uint64(a.shard))
 	dst = appendString(dst, a.source)
 	dst = binary.BigEndian.AppendUint64(dst, a.hash)
 	return appendDecision(dst, &a.dec, a.provisional)
+}
+
+func appendNothingBody(dst []byte, n *nothing) []byte {
+	dst = binary.AppendUvarint(append(dst, answerNone), uint64(n.shard))
+	dst = appendString(dst, n.key)
+	dst = binary.AppendUvarint(dst, uint64(len(n.indexes)))
+	prev := 0
+	for _, i := range n.indexes {
+		dst = binary.AppendUvarint(dst, uint64(i-prev))
+		prev = i
+	}
+	return dst
 }
 
 // Decision flags: a stored answer, one whose cluster is provisional, and one
@@ -270,14 +354,17 @@ func (r *reader) uint64(what string) uint64 {
 	return binary.BigEndian.Uint64(r.b[r.off-8:])
 }
 
-func (r *reader) string(what string) string {
+func (r *reader) string(what string) string { return string(r.bytes(what)) }
+
+// bytes reads a length-prefixed string as a view of the record's bytes.
+func (r *reader) bytes(what string) []byte {
 	n := r.uvarint(what)
 	if r.err != nil || n > uint64(len(r.b)-r.off) {
 		r.fail(what)
-		return ""
+		return nil
 	}
 	r.off += int(n)
-	return string(r.b[r.off-int(n) : r.off])
+	return r.b[r.off-int(n) : r.off]
 }
 
 func (r *reader) time(what string) time.Time {
@@ -313,20 +400,32 @@ func (r *reader) decision() (stream.Decision, bool) {
 
 // decodeLogRecord decodes a sequence-log record: a batch of probes or of
 // finals.
-func decodeLogRecord(v []byte) (logRecord, error) {
+func decodeLogRecord(v []byte) (logRecord, error) { return decodeLogRecordFor(v, nil) }
+
+// decodeLogRecordFor decodes a sequence-log record as a shard reads it:
+// of a document whose content hash stores does not claim (not this shard's
+// home), a probe comes without its ID and URL, which only its home stores,
+// and a final is left out, as only its home applies it (its bytes after the
+// hash unchecked). A nil stores claims every document.
+func decodeLogRecordFor(v []byte, stores func(hash uint64) bool) (logRecord, error) {
 	var rec logRecord
 	r := &reader{b: v}
 	if ver := r.byte1("version"); r.err == nil && ver != wireVersion {
 		return rec, fmt.Errorf("%w: version %d, this build reads %d", errWire, ver, wireVersion)
 	}
 	switch kind := r.byte1("kind"); kind {
-	case kindProbes:
+	case kindProbes, kindUnindexedProbe:
+		indexed := kind == kindProbes
 		rec.probes = make([]probe, 0, r.count())
-		r.entries(func(e *reader) { rec.probes = append(rec.probes, decodeProbe(e)) })
+		r.entries(func(e *reader) { rec.probes = append(rec.probes, decodeProbe(e, indexed, stores)) })
 	case kindFinals:
 		r.entries(func(e *reader) { rec.finals = append(rec.finals, decodeChangedFinal(e)) })
 	case kindSettled:
-		r.entries(func(e *reader) { rec.finals = append(rec.finals, decodeFinal(e)) })
+		r.entries(func(e *reader) {
+			if f, ok := decodeFinal(e, stores); ok {
+				rec.finals = append(rec.finals, f)
+			}
+		})
 	default:
 		r.fail(fmt.Sprintf("kind %d", kind))
 	}
@@ -386,14 +485,35 @@ func (r *reader) end() {
 	}
 }
 
+// index reads a document's index in its front batch.
+func (r *reader) index() int {
+	i := r.uvarint("index")
+	if r.err == nil && i > maxBatchIndex {
+		r.fail("index")
+	}
+	return int(i)
+}
+
+// maxBatchIndex bounds the index of a document in its front batch as read.
+const maxBatchIndex = 1 << 30
+
 // decodeProbe decodes a probe body; its sketch is the rest of the reader.
-func decodeProbe(r *reader) probe {
-	p := probe{reply: int(r.uvarint("reply partition"))}
+// Its ID and URL are left out unless stores claims it (decodeLogRecordFor).
+func decodeProbe(r *reader, indexed bool, stores func(hash uint64) bool) probe {
+	p := probe{reply: int(r.uvarint("reply partition")), index: -1}
+	if indexed {
+		p.index = r.index()
+	}
 	d := &p.doc
 	d.Source = r.string("source")
 	d.Time = r.time("time")
 	d.ContentHash = r.uint64("hash")
-	d.ID, d.URL = r.string("id"), r.string("url")
+	if stores == nil || stores(d.ContentHash) {
+		d.ID, d.URL = r.string("id"), r.string("url")
+	} else {
+		r.bytes("id")
+		r.bytes("url")
+	}
 	n := r.uvarint("key count")
 	if r.err == nil && n > uint64(len(r.b)-r.off)/8 {
 		r.fail("key count")
@@ -411,8 +531,16 @@ func decodeProbe(r *reader) probe {
 	return p
 }
 
-func decodeFinal(r *reader) final {
-	f := final{source: r.string("source"), hash: r.uint64("hash")}
+// decodeFinal decodes a final, unless stores does not claim its document
+// (ok false: the rest of its bytes are skipped unread).
+func decodeFinal(r *reader, stores func(hash uint64) bool) (f final, ok bool) {
+	source := r.bytes("source")
+	f.hash = r.uint64("hash")
+	if r.err == nil && stores != nil && !stores(f.hash) {
+		r.off = len(r.b)
+		return f, false
+	}
+	f.source = string(source)
 	switch flag := r.byte1("changed"); {
 	case r.err != nil:
 	case flag == 1:
@@ -421,7 +549,7 @@ func decodeFinal(r *reader) final {
 	case flag != 0:
 		r.fail(fmt.Sprintf("changed flag %d", flag))
 	}
-	return f
+	return f, true
 }
 
 // decodeChangedFinal decodes a final of an earlier build's kindFinals record,
@@ -438,19 +566,57 @@ func decodeAnswer(r *reader) answer {
 	return a
 }
 
-// decodeAnswers decodes an answer-topic record: a batch of one shard's answers.
-func decodeAnswers(v []byte) ([]answer, error) {
-	var as []answer
-	r := &reader{b: v}
-	if ver := r.byte1("version"); r.err == nil && ver != wireVersion {
-		return nil, fmt.Errorf("%w: version %d, this build reads %d", errWire, ver, wireVersion)
+func decodeNothing(r *reader) nothing {
+	n := nothing{shard: int(r.uvarint("shard")), key: r.string("batch key")}
+	count := r.uvarint("count")
+	if r.err == nil && count > uint64(len(r.b)-r.off) { // an index takes at least a byte
+		r.fail("count")
 	}
-	r.entries(func(e *reader) { as = append(as, decodeAnswer(e)) })
+	if r.err != nil {
+		return n
+	}
+	n.indexes = make([]int, 0, count)
+	at := 0
+	for range count {
+		at += r.index()
+		if r.err == nil && at > maxBatchIndex {
+			r.fail("index")
+		}
+		n.indexes = append(n.indexes, at)
+	}
+	return n
+}
+
+// decodeAnswers decodes an answer-topic record: a batch of one shard's
+// answers, one document's each or (answerNone) many documents'.
+func decodeAnswers(v []byte) ([]answer, []nothing, error) {
+	var as []answer
+	var ns []nothing
+	r := &reader{b: v}
+	switch ver := r.byte1("version"); {
+	case r.err != nil:
+	case ver == wireVersion: // an earlier build's: one document's answer each
+		r.entries(func(e *reader) { as = append(as, decodeAnswer(e)) })
+	case ver == answerVersion:
+		r.entries(func(e *reader) {
+			switch kind := e.byte1("kind"); {
+			case e.err != nil:
+			case kind == answerOne:
+				as = append(as, decodeAnswer(e))
+			case kind == answerNone:
+				ns = append(ns, decodeNothing(e))
+			default:
+				e.fail(fmt.Sprintf("answer kind %d", kind))
+			}
+		})
+	default:
+		return nil, nil, fmt.Errorf("%w: version %d, this build reads %d and %d", errWire, ver, wireVersion, answerVersion)
+	}
 	r.end()
 	if r.err != nil {
-		return nil, r.err
+		return nil, nil, r.err
 	}
-	return as, nil
+	return as, ns, nil
 }
 
 // KeysByShard adds to counts[s] the index keys that a sequence-log record's

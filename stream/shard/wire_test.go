@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -29,6 +30,44 @@ func testProbes() []probe {
 	}
 }
 
+// A shard decodes the sequence log for its home: the IDs and URLs only of
+// the documents it stores, the finals only of those; each probe's keys keep
+// room for the exact key without reaching into the next probe's.
+func TestWireDecodedForItsHome(t *testing.T) {
+	ps := testProbes()
+	ps = append(ps, ps[0])
+	ps[2].doc.ContentHash, ps[2].doc.ID = 5, "c"
+	stores := func(hash uint64) bool { return hash == 5 }
+	rec, err := decodeLogRecordFor(pack([]byte{wireVersion, kindProbes}, ps, appendProbeBody)[0], stores)
+	if err != nil || len(rec.probes) != 3 {
+		t.Fatalf("probes: %+v, %v", rec, err)
+	}
+	for i := range rec.probes {
+		got, want := rec.probes[i].doc, ps[i].doc
+		if !stores(want.ContentHash) {
+			want.ID, want.URL = "", ""
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("probe %d: %+v, want %+v", i, got, want)
+		}
+	}
+	for i := range rec.probes {
+		d := &rec.probes[i].doc
+		d.Bands = indexKeys(d)
+	}
+	for i := range rec.probes {
+		if got, want := rec.probes[i].doc.Bands, append(slices.Clone(ps[i].doc.Bands), exactKey(ps[i].doc.ContentHash)); !slices.Equal(got, want) {
+			t.Errorf("probe %d's keys with its exact key: %v, want %v", i, got, want)
+		}
+	}
+	fs := []final{{source: "pages/3/42", hash: 9, changed: true, dec: stream.Decision{Verdict: stream.NearDuplicate, Of: "o", Cluster: 3}},
+		{source: "pages/1/1", hash: 5}}
+	rec, err = decodeLogRecordFor(pack([]byte{wireVersion, kindSettled}, fs, appendFinalBody)[0], stores)
+	if err != nil || !reflect.DeepEqual(rec.finals, fs[1:]) {
+		t.Fatalf("finals: %+v, %v; want only %+v", rec.finals, err, fs[1:])
+	}
+}
+
 func TestWireRoundTrip(t *testing.T) {
 	ps := testProbes()
 	recs := pack([]byte{wireVersion, kindProbes}, ps, appendProbeBody)
@@ -49,10 +88,35 @@ func TestWireRoundTrip(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(rec.finals, fs[:1]) {
 		t.Fatalf("an earlier build's finals: %+v, %v; want %+v", rec, err, fs[:1])
 	}
+	earlier := append(slices.Clone(ps), ps[0])
+	earlier[2].doc.ID = "c"
+	for i := range earlier {
+		earlier[i].index = -1
+	}
+	rec, err = decodeLogRecord(pack([]byte{wireVersion, kindUnindexedProbe}, earlier, appendEarlierProbe)[0])
+	if err != nil || !reflect.DeepEqual(rec.probes, earlier) {
+		t.Fatalf("an earlier build's probes: %+v, %v; want %+v", rec.probes, err, earlier)
+	}
 	as := []answer{{shard: 7, source: "pages/3/42", hash: 9, dec: stream.Decision{Verdict: stream.Unique, Cluster: 5}}, {shard: 7, source: "pages/3/43", dec: dec, provisional: true}}
-	got, err := decodeAnswers(pack([]byte{wireVersion}, as, appendAnswerBody)[0])
-	if err != nil || !reflect.DeepEqual(got, as) {
-		t.Fatalf("answers: %+v, %v; want %+v", got, err, as)
+	ns := []nothing{{shard: 2, key: "k1", indexes: []int{0, 1, 5, 300}}, {shard: 3, key: "k2", indexes: []int{7}}}
+	ap := newAnswerPacker()
+	ap.one(4, &as[0])
+	for _, i := range ns[0].indexes {
+		ap.nothingFor(4, ns[0].shard, ns[0].key, i)
+	}
+	ap.one(4, &as[1])
+	ap.nothingFor(4, ns[1].shard, ns[1].key, ns[1].indexes[0])
+	msgs := ap.messages("answers")
+	if len(msgs) != 1 || msgs[0].Partition != 4 {
+		t.Fatalf("answer messages: %+v, want one record on partition 4", msgs)
+	}
+	got, gotNs, err := decodeAnswers(msgs[0].Value)
+	if err != nil || !reflect.DeepEqual(got, as) || !reflect.DeepEqual(gotNs, ns) {
+		t.Fatalf("answers: %+v and %+v, %v; want %+v and %+v", got, gotNs, err, as, ns)
+	}
+	got, gotNs, err = decodeAnswers(pack([]byte{wireVersion}, as, appendEarlierAnswer)[0])
+	if err != nil || !reflect.DeepEqual(got, as) || gotNs != nil {
+		t.Fatalf("an earlier build's answers: %+v, %v; want %+v", got, err, as)
 	}
 	counts := make([]int64, 2)
 	KeysByShard(recs[0], counts)
@@ -63,6 +127,21 @@ func TestWireRoundTrip(t *testing.T) {
 
 // appendEarlierFinal encodes a final as builds before kindSettled did: always
 // with its decision, no flag.
+// appendEarlierProbe encodes a probe as earlier builds did
+// (kindUnindexedProbe): without its index.
+func appendEarlierProbe(dst []byte, p *probe) []byte {
+	body := appendProbeBody(nil, p) // reply, index, the rest
+	_, n := binary.Uvarint(body)
+	_, m := binary.Uvarint(body[n:])
+	return append(append(dst, body[:n]...), body[n+m:]...)
+}
+
+// appendEarlierAnswer encodes an answer as earlier builds did (a record
+// of wireVersion): without its kind.
+func appendEarlierAnswer(dst []byte, a *answer) []byte {
+	return append(dst, appendAnswerBody(nil, a)[1:]...)
+}
+
 func appendEarlierFinal(dst []byte, f *final) []byte {
 	dst = binary.BigEndian.AppendUint64(appendString(dst, f.source), f.hash)
 	return appendDecision(dst, &f.dec, false)
@@ -117,9 +196,14 @@ func TestWireMalformed(t *testing.T) {
 	a := answer{shard: 1, source: "p/0/1", hash: 2, dec: stream.Decision{Verdict: stream.Unique}}
 	fs, as := []final{f, f}, []answer{a, a}
 	finals := pack([]byte{wireVersion, kindSettled}, fs, appendFinalBody)[0]
-	answers := pack([]byte{wireVersion}, as, appendAnswerBody)[0]
+	ap := newAnswerPacker()
+	ap.one(0, &as[0])
+	ap.nothingFor(0, 3, "key", 2)
+	ap.nothingFor(0, 3, "key", 200)
+	ap.one(0, &as[1])
+	answers := ap.messages("answers")[0].Value
 	logDecode := func(v []byte) error { _, err := decodeLogRecord(v); return err }
-	answerDecode := func(v []byte) error { _, err := decodeAnswers(v); return err }
+	answerDecode := func(v []byte) error { _, _, err := decodeAnswers(v); return err }
 	whole := []struct {
 		name   string
 		v      []byte
@@ -129,6 +213,8 @@ func TestWireMalformed(t *testing.T) {
 		{"an earlier build's finals", pack([]byte{wireVersion, kindFinals}, fs, appendEarlierFinal)[0], logDecode},
 		{"probes", pack([]byte{wireVersion, kindProbes}, testProbes(), appendProbeBody)[0], logDecode},
 		{"answers", answers, answerDecode},
+		{"an earlier build's answers", pack([]byte{wireVersion}, as, appendEarlierAnswer)[0], answerDecode},
+		{"an earlier build's probes", pack([]byte{wireVersion, kindUnindexedProbe}, testProbes(), appendEarlierProbe)[0], logDecode},
 	}
 	for _, c := range whole {
 		if err := c.decode(c.v); err != nil {
@@ -150,7 +236,8 @@ func TestWireMalformed(t *testing.T) {
 	}{
 		{"unknown kind", []byte{wireVersion, 9}, logDecode},
 		{"another log version", append([]byte{wireVersion + 1}, finals[1:]...), logDecode},
-		{"another answer version", append([]byte{wireVersion + 1}, answers[1:]...), answerDecode},
+		{"another answer version", append([]byte{answerVersion + 1}, answers[1:]...), answerDecode},
+		{"unknown answer kind", append(binary.BigEndian.AppendUint32([]byte{answerVersion}, 1), 2, 2, 0)[:], answerDecode},
 		{"an earlier build's probe batch", append([]byte{1}, finals[1:]...), logDecode},
 		{"count 0", []byte{wireVersion, kindSettled, 0, 0, 0, 0}, logDecode},
 		{"count 3 of 2", append(binary.BigEndian.AppendUint32([]byte{wireVersion, kindSettled}, 3), finals[6:]...), logDecode},
@@ -170,6 +257,7 @@ func FuzzDecodeLogRecord(f *testing.F) {
 	f.Add(pack([]byte{wireVersion, kindProbes}, testProbes(), appendProbeBody)[0])
 	f.Add(pack([]byte{wireVersion, kindSettled}, []final{{source: "a"}, {source: "b", changed: true}}, appendFinalBody)[0])
 	f.Add(pack([]byte{wireVersion, kindFinals}, []final{{source: "a"}}, appendEarlierFinal)[0])
+	f.Add(pack([]byte{wireVersion, kindUnindexedProbe}, testProbes(), appendEarlierProbe)[0])
 	// A record that decodes re-encodes (as a batch) to bytes that decode to
 	// the same encoding again (NaN similarities and non-canonical bytes are
 	// allowed in, so the property is on the encoding, not on DeepEqual).
@@ -183,7 +271,9 @@ func FuzzDecodeLogRecord(f *testing.F) {
 		}
 		encode := func(rec logRecord) []byte {
 			var recs [][]byte
-			if len(rec.probes) > 0 {
+			if len(rec.probes) > 0 && rec.probes[0].index < 0 {
+				recs = pack([]byte{wireVersion, kindUnindexedProbe}, rec.probes, appendEarlierProbe)
+			} else if len(rec.probes) > 0 {
 				recs = pack([]byte{wireVersion, kindProbes}, rec.probes, appendProbeBody)
 			} else {
 				recs = pack([]byte{wireVersion, kindSettled}, rec.finals, appendFinalBody)
