@@ -68,3 +68,93 @@ func TestIdleAnswerReadersStop(t *testing.T) {
 		t.Fatalf("asking for partition 1 again: %v, reader running %v", err, running(1))
 	}
 }
+
+// TestFrontTakesNothingForABatch: a front's probes carry their indexes in
+// its batch, and a shard's one entry for the documents of a batch it
+// neither stores nor matched answers each of them, over a real broker. A
+// document stays in flight until its home answers it: such an entry from
+// its home is not an answer.
+func TestFrontTakesNothingForABatch(t *testing.T) {
+	b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, Partitions: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ic := Config{Shards: 4}
+	ic.EnsureDefaults()
+	top, err := EnsureTopics(ctx, &kafka.Client{Addr: kafka.TCP(b.Addr())}, "pages", "g", ic, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var kc stream.KafkaConfig
+	kc.Brokers, kc.Group = []string{b.Addr()}, "g"
+	f := NewFront(ic, top, FrontOptions{Kafka: kc, Logger: zaptest.NewLogger(t)})
+	defer f.Close()
+	docs := []state.Doc{
+		{ID: "a", Source: "pages/0/1", ContentHash: homedAt(0, 4)},
+		{ID: "b", Source: "pages/1/1", ContentHash: homedAt(1, 4)},
+		{ID: "c", Source: "pages/0/2", ContentHash: homedAt(3, 4)},
+	}
+	a, err := f.Ask(ctx, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq := kafka.NewReader(kafka.ReaderConfig{Brokers: kc.Brokers, Topic: SequenceTopic("g"), Partition: 0, MaxWait: 100 * time.Millisecond})
+	defer seq.Close()
+	m, err := seq.ReadMessage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := decodeLogRecord(m.Value)
+	if err != nil || len(rec.probes) != len(docs) {
+		t.Fatalf("the batch's probe record: %d probes, %v", len(rec.probes), err)
+	}
+	key, _ := batchKey(m.Key)
+	w := newPartitionWriter(kc, stream.Security{})
+	defer w.Close()
+	write := func(out *answerPacker) {
+		t.Helper()
+		if err := w.WriteMessages(ctx, out.messages(AnswersTopic("g"))...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// First every shard's entry for the documents it does not store, and
+	// one from b's home naming b; then the homes' answers, b's a match,
+	// a's last.
+	none := newAnswerPacker()
+	for s := range ic.Shards {
+		for _, p := range rec.probes {
+			if home(p.doc.ContentHash, ic.Shards) != s || p.doc.ID == "b" {
+				none.nothingFor(p.reply, s, key, p.index)
+			}
+		}
+	}
+	write(none)
+	homes := newAnswerPacker()
+	homes.one(1, &answer{shard: 1, source: docs[1].Source, hash: docs[1].ContentHash,
+		dec: stream.Decision{Verdict: stream.NearDuplicate, Of: "x", OfPos: 1, Cluster: 9, Pos: 5 << posShift}})
+	homes.one(0, &answer{shard: 3, source: docs[2].Source, hash: docs[2].ContentHash, dec: stream.Decision{Verdict: stream.Unique}})
+	write(homes)
+	select {
+	case <-a.(*asked).done:
+		t.Fatal("the batch was answered before a's home answered it")
+	case <-time.After(2 * time.Second):
+	}
+	last := newAnswerPacker()
+	last.one(0, &answer{shard: 0, source: docs[0].Source, hash: docs[0].ContentHash, dec: stream.Decision{Verdict: stream.Unique}})
+	write(last)
+	dec, err := a.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []stream.Decision{{Verdict: stream.Unique, Cluster: stream.ClusterOf(docs[0].Source)},
+		{Verdict: stream.NearDuplicate, Of: "x", OfPos: 1, Cluster: 9, Pos: 5 << posShift},
+		{Verdict: stream.Unique, Cluster: stream.ClusterOf(docs[2].Source)}}
+	for i := range dec {
+		if dec[i] != want[i] {
+			t.Errorf("%s: %+v, want %+v", docs[i].ID, dec[i], want[i])
+		}
+	}
+}
