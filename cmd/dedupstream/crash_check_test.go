@@ -40,7 +40,9 @@ func (c *crashRun) check() crashReport {
 			c.agree(key, got, stream.HeaderErrClass, stream.HeaderErrStage)
 		} else {
 			got = out[key]
-			c.agree(key, got, verdictHeaders...)
+			if !c.agree(key, got, verdictHeaders...) {
+				c.describeOutputs(key, out)
+			}
 			if len(got) > 0 {
 				first[key] = headerMap(got[0])
 				c.pointsBack(key, first[key])
@@ -60,20 +62,49 @@ func (c *crashRun) check() crashReport {
 	return r
 }
 
-// agree fails if the outputs of one input record differ in any of keys.
-func (c *crashRun) agree(id string, outs []kafka.Message, keys ...string) {
+// agree fails, and reports false, if the outputs of one input record
+// differ in any of keys.
+func (c *crashRun) agree(id string, outs []kafka.Message, keys ...string) bool {
 	if len(outs) < 2 {
-		return
+		return true
 	}
 	want := headerMap(outs[0])
+	same := true
 	for _, o := range outs[1:] {
 		got := headerMap(o)
 		for _, k := range keys {
 			if got[k] != want[k] {
+				same = false
 				c.t.Errorf("%s replayed with %s %q, first emitted with %q", id, k, got[k], want[k])
 			}
 		}
 	}
+	return same
+}
+
+// describeOutputs logs every output of page id and of the pages its
+// outputs name as their original, in the order the output topic holds
+// them: what a replay that disagreed was emitted beside.
+func (c *crashRun) describeOutputs(id string, out map[string][]kafka.Message) {
+	seen := map[string]bool{}
+	var show func(id string)
+	show = func(id string) {
+		if seen[id] {
+			return
+		}
+		seen[id] = true
+		for _, m := range out[id] {
+			h := headerMap(m)
+			c.t.Logf("  %s: pages.out %d/%d at %s: %s of %q, cluster %s, similarity %s", id, m.Partition, m.Offset,
+				m.Time.Format("15:04:05.000"), h[stream.HeaderVerdict], h[stream.HeaderOf], h[stream.HeaderCluster], h[stream.HeaderSimilarity])
+		}
+		for _, m := range out[id] {
+			if of := headerMap(m)[stream.HeaderOf]; of != "" {
+				show(of)
+			}
+		}
+	}
+	show(id)
 }
 
 // pointsBack fails if a duplicate's dedup.of is itself or no page produced.
