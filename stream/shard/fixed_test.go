@@ -3,6 +3,7 @@ package shard
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -135,8 +136,14 @@ func openRun(t testing.TB, cfg Config, m lsh.Method) *shardRun {
 // openRunOf is openRun for shard 0 of shards.
 func openRunOf(t testing.TB, cfg Config, m lsh.Method, shards int) *shardRun {
 	t.Helper()
+	return openRunAt(t, cfg, m, 0, shards)
+}
+
+// openRunAt opens shard id of shards on a store of its own.
+func openRunAt(t testing.TB, cfg Config, m lsh.Method, id, shards int) *shardRun {
+	t.Helper()
 	s := NewServer(cfg, Topology{Shards: shards, InputPartitions: 1}, ServerOptions{Method: m, State: state.Options{Dir: t.TempDir()}})
-	r := &shardRun{s: s, id: 0, label: "0", settle: newSettling(cfg.AnswerTimeout)}
+	r := &shardRun{s: s, id: id, label: strconv.Itoa(id), settle: newSettling(cfg.AnswerTimeout)}
 	if _, err := r.open(); err != nil {
 		t.Fatal(err)
 	}
@@ -237,5 +244,92 @@ func TestOneShardAnswersForGood(t *testing.T) {
 	}
 	if stored, ok, err := r.store.Replayed(p.Source, p.ContentHash); err != nil || !ok || stored.Provisional {
 		t.Errorf("the copy's stored record: found %v, provisional %v (%v); want it stored for good", ok, stored.Provisional, err)
+	}
+}
+
+// TestCopyReplayedBeforeItsFinalKeepsItsCluster: a copy D of an original O,
+// stored in another shard than O, goes out with the cluster O's shard held
+// when O's late replay released it (index.answer_timeout after O's first
+// append); O's final then brings another joined cluster. D's input record
+// is appended again (a second front took its partition over) before D's
+// first front appended D's final: D's home answers the replay with its own
+// view (D unique there), so the join takes O's shard's match — with O's
+// cluster as it is now — and the replay would come out in another cluster:
+// O's shard answers it with the cluster the copy went out with, until the
+// copy's own final has come.
+func TestCopyReplayedBeforeItsFinalKeepsItsCluster(t *testing.T) {
+	m := streamtest.MinHash(t, lsh.Params{})
+	cfg := Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}
+	r0, r1 := openRunAt(t, cfg, m, 0, 2), openRunAt(t, cfg, m, 1, 2)
+	var sc lsh.Scratch
+	sketch, keys := m.Sketch(&sc, []byte("the quick brown fox jumps over the lazy dog while the cat sleeps on the warm mat by the door"), nil, nil)
+	o := state.Doc{ID: "o", Source: "pages/0/1", ContentHash: homedAt(0, 2), Sketch: sketch, Bands: keys}
+	d := state.Doc{ID: "d", Source: "pages/0/2", ContentHash: homedAt(1, 2), Sketch: sketch, Bands: keys}
+	t0 := time.Unix(1000, 0)
+	both := func(offset int64, at time.Time, docs ...state.Doc) (map[string]answer, map[string]answer) {
+		t.Helper()
+		return decideRecord(t, r0, offset, at, docs...), decideRecord(t, r1, offset, at, docs...)
+	}
+	finalBoth := func(f final) (map[string]answer, map[string]answer) {
+		t.Helper()
+		o0, o1 := newAnswerPacker(), newAnswerPacker()
+		if _, err := r0.applyFinal(&f, o0); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := r1.applyFinal(&f, o1); err != nil {
+			t.Fatal(err)
+		}
+		return answersIn(t, o0, "", nil), answersIn(t, o1, "", nil)
+	}
+	joinOf := func(doc state.Doc, a0, a1 answer) stream.Decision {
+		return join(&doc, []stream.Decision{a0.dec, a1.dec}, home(doc.ContentHash, 2))
+	}
+
+	// B1 at 10: O. Its front dies before emitting.
+	a0, _ := both(10, t0, o)
+	co := a0[o.Source].dec.Cluster
+	// B2 at 20: D; O's shard holds D on O.
+	b0, b1 := both(20, t0.Add(time.Second), d)
+	if _, ok := b0[d.Source]; ok {
+		t.Fatalf("D not held on O: %+v", b0)
+	}
+	dHome := b1[d.Source]
+	// B3 at 30: O replayed 10 s later: D released with co.
+	c0, _ := both(30, t0.Add(cfg.AnswerTimeout+time.Second), o)
+	dOther, ok := c0[d.Source]
+	if !ok {
+		t.Fatalf("D not released by O's late replay: %+v", c0)
+	}
+	first := joinOf(d, dOther, dHome)
+	t.Logf("D first: %+v", first)
+	// B3's front joins O into another cluster; its final.
+	cj := co + 1
+	finalBoth(final{source: o.Source, hash: o.ContentHash, changed: true, dec: stream.Decision{Verdict: stream.Unique, Cluster: cj}})
+	// B5 at 50: D appended again by a second front, before D's own final.
+	e0, e1 := both(50, t0.Add(2*cfg.AnswerTimeout), d)
+	again := joinOf(d, e0[d.Source], e1[d.Source])
+	t.Logf("D replayed: %+v (home %+v, other %+v)", again, e1[d.Source].dec, e0[d.Source].dec)
+	if !r0.reads(d.ContentHash) {
+		t.Error("O's shard would not read D's final, which ends what it remembers of D")
+	}
+	if got := r0.settle.commitBound(1000); got > 20 {
+		t.Errorf("O's shard may commit %d, past D's probe (20) while D's early answer is remembered", got)
+	}
+	// D's first front's final.
+	fd := final{source: d.Source, hash: d.ContentHash, dec: first}
+	fd.dec.Replayed, fd.dec.Pos = false, 0
+	fd.changed = !sameDecision(&dHome.dec, &fd.dec)
+	finalBoth(fd)
+	if r0.reads(d.ContentHash) {
+		t.Error("O's shard reads D's finals after D's final has come")
+	}
+	if again.Cluster != first.Cluster || again.Of != first.Of || again.Verdict != first.Verdict {
+		t.Errorf("replay of D: verdict %v of %q cluster %d; first output: verdict %v of %q cluster %d",
+			again.Verdict, again.Of, again.Cluster, first.Verdict, first.Of, first.Cluster)
+	}
+	// After D's final its home answers a replay with what went out.
+	g0, g1 := both(60, t0.Add(3*cfg.AnswerTimeout), d)
+	if later := joinOf(d, g0[d.Source], g1[d.Source]); later.Cluster != first.Cluster {
+		t.Errorf("replay after D's final: cluster %d, first output %d", later.Cluster, first.Cluster)
 	}
 }

@@ -481,12 +481,16 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	return nil
 }
 
-// decode decodes a sequence-log record as this shard reads it: the ID and
-// URL only of the documents it stores, the finals only of those
-// (decodeLogRecordFor).
+// decode decodes a sequence-log record as this shard reads it
+// (decodeLogRecordFor): the ID and URL only of the documents it stores, the
+// finals only of those and of the copies it answered for before their
+// originals settled (settling.early).
 func (r *shardRun) decode(m *kafka.Message) (logRecord, error) {
-	return decodeLogRecordFor(m.Value, r.stores)
+	return decodeLogRecordFor(m.Value, r.reads)
 }
+
+// reads says whether this shard reads a document's final.
+func (r *shardRun) reads(hash uint64) bool { return r.stores(hash) || r.settle.copies[hash] > 0 }
 
 // stores says whether this shard is the home of a document.
 func (r *shardRun) stores(hash uint64) bool { return home(hash, r.s.top.Shards) == r.id }
@@ -577,7 +581,16 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 				r.settle.provisional[key] = true
 			}
 		}
+		cluster, early := uint64(0), false
+		if !run[i].home {
+			cluster, early = r.settle.wentOutWith(key, d)
+		}
 		switch {
+		case early:
+			// A copy stored elsewhere whose answer went out from here before
+			// its original settled, and whose own final has not come: a
+			// replay repeats the cluster it went out with (settling.early).
+			h.a.dec.Cluster = cluster
 		case replayed && !stored.Provisional:
 			// Its answer went out for good before: a replay repeats it.
 		case run[i].resent > 0 && r.settle.resent(h.a.source, h.a.hash, run[i].resent):
@@ -670,6 +683,11 @@ func (r *shardRun) resumeAt(run []probeAt, next int64) int64 {
 // pack adds an answer to out if it is due (a rebuild applies the log below
 // r.answer silently; a standby never answers), and says whether it did.
 func (r *shardRun) pack(out *answerPacker, h *heldAnswer) int {
+	if d := &h.a.dec; !h.a.provisional && d.Verdict.Duplicate() && d.OfPos != 0 && r.settle.byPos[d.OfPos] != nil &&
+		home(h.a.hash, r.s.top.Shards) != r.id {
+		// Out before its original settled, with this shard's view of it.
+		r.settle.early(docKey{h.a.source, h.a.hash}, d.OfPos, h.offset, h.batch, d.Cluster, time.Now())
+	}
 	if h.offset < r.answer || r.standby {
 		return 0
 	}
@@ -717,6 +735,7 @@ func (r *shardRun) checkOrder(stored []state.Doc) {
 // are stored with it). A final for a document this shard does not hold is
 // skipped: only its home stores it. It returns how many answers it added to out.
 func (r *shardRun) applyFinal(f *final, out *answerPacker) (int, error) {
+	r.settle.copySettled(docKey{f.source, f.hash})
 	if home(f.hash, r.s.top.Shards) != r.id {
 		return 0, nil // answers are held only on documents stored here
 	}

@@ -52,6 +52,12 @@ const settleExpiry = 2 * time.Minute
 // never by the clock but for settleExpiry, so a shard rebuilt from the log
 // holds what the one it replaces answered.
 //
+// A copy stored in another shard whose answer went out from here before its
+// original settled — released early, above — went out with this shard's
+// view of the original's cluster, which the original's final may then
+// change; until the copy's own final has come, a replay of it is answered
+// here with the cluster it went out with (early).
+//
 // The log is the only channel, so a shard rebuilding from it rebuilds this
 // state too: commit positions never pass the oldest document still
 // unsettled or held (commitBound).
@@ -61,10 +67,12 @@ type settling struct {
 	order        []*unsettled            // in the order applied; settled ones leave from the front
 	held         map[uint64][]heldAnswer // by the position of the original they wait for, each in log order
 	nheld        int
-	firsts       map[string]int64 // batch key → offset of its first probe record
-	batches      map[int64]int64  // probe record offset → the first offset of its batch
-	provisional  map[docKey]bool  // documents this run stored or found provisional (state.Doc.Provisional), so that a final reads only these
-	abandonAfter time.Duration    // see add
+	firsts       map[string]int64      // batch key → offset of its first probe record
+	batches      map[int64]int64       // probe record offset → the first offset of its batch
+	provisional  map[docKey]bool       // documents this run stored or found provisional (state.Doc.Provisional), so that a final reads only these
+	wentOut      map[docKey]*unsettled // copies stored in other shards answered here before their originals settled, until their own finals
+	copies       map[uint64]int        // wentOut's documents by content hash: whose finals this shard reads
+	abandonAfter time.Duration         // see add
 }
 
 // unsettled is a document awaiting its final.
@@ -78,6 +86,7 @@ type unsettled struct {
 	cluster uint64    // the cluster this shard holds for it
 	since   time.Time // when it was applied, for settleExpiry
 	done    bool      // settled: to be dropped from order
+	copy    bool      // an entry of wentOut, not of pending: pos is its original's
 }
 
 // heldAnswer is an answer that waits for the final of the document it matched.
@@ -92,7 +101,7 @@ type heldAnswer struct {
 func newSettling(abandonAfter time.Duration) *settling {
 	return &settling{abandonAfter: abandonAfter, pending: map[docKey]*unsettled{}, byPos: map[uint64]*unsettled{},
 		held: map[uint64][]heldAnswer{}, firsts: map[string]int64{}, batches: map[int64]int64{},
-		provisional: map[docKey]bool{}}
+		provisional: map[docKey]bool{}, wentOut: map[docKey]*unsettled{}, copies: map[uint64]int{}}
 }
 
 // batchAt returns the first offset of the batch whose probe record with key
@@ -243,6 +252,50 @@ func (s *settling) settle(f *final) (released []heldAnswer, ok bool) {
 	return s.release(u, cluster), true
 }
 
+// early notes a copy stored in another shard whose answer goes out from
+// here, with cluster, while its original at position on still awaits its
+// final: the cluster is this shard's view, which the original's final may
+// change. Until the copy's own final has come through the log (its home
+// stores then the decision its front emitted, and a replay of it gets that
+// decision from its home), a replay of the copy must get the same cluster
+// here, not the one its original's final brings (wentOutWith). The entry
+// bounds the commit position (commitBound), so a shard rebuilt from the log
+// notes it again.
+func (s *settling) early(key docKey, on uint64, offset, batch int64, cluster uint64, now time.Time) {
+	if s.wentOut[key] != nil {
+		return // the first answer to go out
+	}
+	if o := s.byPos[on]; o != nil { // a rebuild must apply the original's first append too
+		offset, batch = min(offset, o.offset), min(batch, o.batch)
+	}
+	u := &unsettled{key: key, batch: batch, pos: on, offset: offset, cluster: cluster, since: now, copy: true}
+	s.wentOut[key] = u
+	s.copies[key.hash]++
+	s.order = append(s.order, u)
+}
+
+// wentOutWith returns the cluster a copy's answer went out with from here
+// before its original settled, if its own final has not come since and the
+// decision names the same original.
+func (s *settling) wentOutWith(key docKey, dec *stream.Decision) (uint64, bool) {
+	u := s.wentOut[key]
+	if u == nil || dec.OfPos != u.pos || !dec.Verdict.Duplicate() {
+		return 0, false
+	}
+	return u.cluster, true
+}
+
+// copySettled forgets a copy's early answer once its own final has come.
+func (s *settling) copySettled(key docKey) {
+	if u := s.wentOut[key]; u != nil {
+		u.done = true
+		delete(s.wentOut, key)
+		if s.copies[key.hash]--; s.copies[key.hash] == 0 {
+			delete(s.copies, key.hash)
+		}
+	}
+}
+
 // expire settles the documents that have waited longer than settleExpiry
 // with the clusters held here, and returns the answers released.
 func (s *settling) expire(now time.Time) (released []heldAnswer, expired int) {
@@ -251,7 +304,9 @@ func (s *settling) expire(now time.Time) (released []heldAnswer, expired int) {
 		if !u.done && now.Sub(u.since) <= settleExpiry {
 			break
 		}
-		if !u.done {
+		if !u.done && u.copy {
+			s.copySettled(u.key)
+		} else if !u.done {
 			released = append(released, s.release(u, u.cluster)...)
 			expired++
 		}
@@ -288,6 +343,9 @@ func (s *settling) commitBound(next int64) int64 {
 	}
 	if len(s.order) > 0 { // the earliest applied; an answer held waits for an earlier one
 		u := s.order[0]
+		next = min(next, u.offset, u.batch)
+	}
+	for _, u := range s.wentOut { // noted when answered, after later documents were applied
 		next = min(next, u.offset, u.batch)
 	}
 	if len(s.firsts) > maxBatchesKept {
