@@ -333,3 +333,37 @@ func TestCopyReplayedBeforeItsFinalKeepsItsCluster(t *testing.T) {
 		t.Errorf("replay after D's final: cluster %d, first output %d", later.Cluster, first.Cluster)
 	}
 }
+
+// TestInterleavedBatchIsNotLeftWaiting: a front batch whose records
+// interleave with another's (a batch of several records, another front
+// appending between them) holds a copy of that other batch's original,
+// unsettled here. Its answer goes out at once, for good: a provisional one
+// is taken by a front only for an original of its own batch, so the copy
+// would wait for the later batch's final, resend after resend.
+func TestInterleavedBatchIsNotLeftWaiting(t *testing.T) {
+	m := streamtest.MinHash(t, lsh.Params{})
+	r := openRunAt(t, Config{AnswerTimeout: 10 * time.Second, MemtableBytes: 4 << 20}, m, 0, 2)
+	var sc lsh.Scratch
+	sketch, keys := m.Sketch(&sc, []byte("a ferry leaves the harbour at dawn when the wind has dropped and the pilot is on board"), nil, nil)
+	x := state.Doc{ID: "x", Source: "pages/1/1", ContentHash: homedAt(1, 2)}
+	o := state.Doc{ID: "o", Source: "pages/0/1", ContentHash: homedAt(0, 2), Sketch: sketch, Bands: keys}
+	d := state.Doc{ID: "d", Source: "pages/1/2", ContentHash: homedAt(1, 2), Sketch: sketch, Bands: keys}
+	record := func(offset int64, key string, index int, doc state.Doc) answer {
+		t.Helper()
+		msg := kafka.Message{Offset: offset, Key: []byte(key), Time: time.Unix(1000, 0)}
+		run := r.appendProbes(nil, &msg, []probe{{index: index, doc: doc}})
+		out := newAnswerPacker()
+		if _, err := r.decide(run, offset+1, out); err != nil {
+			t.Fatal(err)
+		}
+		docs := make([]state.Doc, index+1)
+		docs[index] = doc
+		return answersIn(t, out, key, docs)[doc.Source]
+	}
+	record(10, "batch-B1", 0, x) // B's first record
+	record(20, "batch-O1", 0, o) // another front's batch
+	got := record(30, "batch-B1", 1, d)
+	if got.dec.Of != "o" || got.provisional {
+		t.Errorf("the copy in B's second record: %+v, want a copy of o answered for good", got)
+	}
+}

@@ -178,7 +178,11 @@ func (s *settling) holds(dec *stream.Decision, batch int64) bool {
 // at offset batch matched a document of that batch, or one still unsettled
 // here that the batch appended again: the front joining the batch gives it
 // its original's joined cluster (sameBatchClusters), so its cluster here is
-// provisional.
+// provisional. An original unsettled from a batch that began after this
+// one (their records interleaved) is neither: the answer goes out at once
+// with the cluster held here, as a front takes a provisional answer only
+// for an original of its own batch, and waiting for the later batch could
+// make two batches wait for each other.
 func (s *settling) sameBatch(dec *stream.Decision, batch int64) bool {
 	if dec.OfPos == 0 {
 		return false
@@ -186,7 +190,8 @@ func (s *settling) sameBatch(dec *stream.Decision, batch int64) bool {
 	if first, ok := s.batches[int64(dec.OfPos>>posShift)]; ok && first == batch {
 		return true // the original came in this batch, whether or not it waits for a final
 	}
-	return s.byPos[dec.OfPos] != nil && !s.holds(dec, batch)
+	u := s.byPos[dec.OfPos]
+	return u != nil && slices.Contains(u.again, batch)
 }
 
 // resent handles a probe sent again after index.answer_timeout for the
