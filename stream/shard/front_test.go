@@ -13,18 +13,19 @@ import (
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
-// TestIdleAnswerReadersStop checks that a front stops the answer reader of a
-// partition it has not asked for in answerReaderIdle, but never while a
-// document of that partition is in flight, and starts it again when asked.
-func TestIdleAnswerReadersStop(t *testing.T) {
+// startFront starts a broker with a 2-partition input topic "pages" and
+// the topics of group "g" with shards shards, and a front on them; both
+// stop, and ctx (a minute) ends, with the test.
+func startFront(t *testing.T, shards int) (context.Context, *Front, stream.KafkaConfig) {
+	t.Helper()
 	b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, Partitions: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
+	t.Cleanup(func() { b.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ic := Config{Shards: 2}
+	t.Cleanup(cancel)
+	ic := Config{Shards: shards}
 	ic.EnsureDefaults()
 	top, err := EnsureTopics(ctx, &kafka.Client{Addr: kafka.TCP(b.Addr())}, "pages", "g", ic, 0)
 	if err != nil {
@@ -33,7 +34,15 @@ func TestIdleAnswerReadersStop(t *testing.T) {
 	var kc stream.KafkaConfig
 	kc.Brokers, kc.Group = []string{b.Addr()}, "g"
 	f := NewFront(ic, top, FrontOptions{Kafka: kc, Logger: zaptest.NewLogger(t)})
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
+	return ctx, f, kc
+}
+
+// TestIdleAnswerReadersStop checks that a front stops the answer reader of a
+// partition it has not asked for in answerReaderIdle, but never while a
+// document of that partition is in flight, and starts it again when asked.
+func TestIdleAnswerReadersStop(t *testing.T) {
+	ctx, f, _ := startFront(t, 2)
 	running := func(p int) bool {
 		f.mu.Lock()
 		defer f.mu.Unlock()
@@ -75,23 +84,8 @@ func TestIdleAnswerReadersStop(t *testing.T) {
 // document stays in flight until its home answers it: such an entry from
 // its home is not an answer.
 func TestFrontTakesNothingForABatch(t *testing.T) {
-	b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, Partitions: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ic := Config{Shards: 4}
-	ic.EnsureDefaults()
-	top, err := EnsureTopics(ctx, &kafka.Client{Addr: kafka.TCP(b.Addr())}, "pages", "g", ic, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var kc stream.KafkaConfig
-	kc.Brokers, kc.Group = []string{b.Addr()}, "g"
-	f := NewFront(ic, top, FrontOptions{Kafka: kc, Logger: zaptest.NewLogger(t)})
-	defer f.Close()
+	const shards = 4
+	ctx, f, kc := startFront(t, shards)
 	docs := []state.Doc{
 		{ID: "a", Source: "pages/0/1", ContentHash: homedAt(0, 4)},
 		{ID: "b", Source: "pages/1/1", ContentHash: homedAt(1, 4)},
@@ -124,9 +118,9 @@ func TestFrontTakesNothingForABatch(t *testing.T) {
 	// one from b's home naming b; then the homes' answers, b's a match,
 	// a's last.
 	none := newAnswerPacker()
-	for s := range ic.Shards {
+	for s := range shards {
 		for _, p := range rec.probes {
-			if home(p.doc.ContentHash, ic.Shards) != s || p.doc.ID == "b" {
+			if home(p.doc.ContentHash, shards) != s || p.doc.ID == "b" {
 				none.nothingFor(p.reply, s, key, p.index)
 			}
 		}
