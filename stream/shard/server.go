@@ -683,12 +683,8 @@ func (r *shardRun) resumeAt(run []probeAt, next int64) int64 {
 // pack adds an answer to out if it is due (a rebuild applies the log below
 // r.answer silently; a standby never answers), and says whether it did.
 func (r *shardRun) pack(out *answerPacker, h *heldAnswer) int {
-	if d := &h.a.dec; !h.a.provisional && d.Verdict.Duplicate() && d.OfPos != 0 && r.settle.byPos[d.OfPos] != nil &&
-		home(h.a.hash, r.s.top.Shards) != r.id {
-		// Out before its original settled, with this shard's view of it.
-		r.settle.early(docKey{h.a.source, h.a.hash}, d.OfPos, h.offset, h.batch, d.Cluster, time.Now())
-	}
-	if h.offset < r.answer || r.standby {
+	r.noteEarly(h) // a rebuild notes it too, answering or not
+	if !r.due(h.offset) {
 		return 0
 	}
 	if r.s.o.Logger.Core().Enabled(zap.DebugLevel) {
@@ -701,9 +697,24 @@ func (r *shardRun) pack(out *answerPacker, h *heldAnswer) int {
 	return 1
 }
 
+// due says whether the answer to a probe of the record at offset goes out:
+// a rebuild applies the log below r.answer silently, a standby never answers.
+func (r *shardRun) due(offset int64) bool { return offset >= r.answer && !r.standby }
+
+// noteEarly notes an answer to a copy stored in another shard that goes out
+// before its original settled here, with this shard's view of the
+// original's cluster (settling.early).
+func (r *shardRun) noteEarly(h *heldAnswer) {
+	d := &h.a.dec
+	if h.a.provisional || !d.Verdict.Duplicate() || d.OfPos == 0 || r.settle.byPos[d.OfPos] == nil || r.stores(h.a.hash) {
+		return
+	}
+	r.settle.early(docKey{h.a.source, h.a.hash}, d.OfPos, h.offset, h.batch, d.Cluster, time.Now())
+}
+
 // packNothing adds to out that this shard has nothing for p, as pack.
 func (r *shardRun) packNothing(out *answerPacker, p *probeAt) int {
-	if p.offset < r.answer || r.standby {
+	if !r.due(p.offset) {
 		return 0
 	}
 	if r.s.o.Logger.Core().Enabled(zap.DebugLevel) {
@@ -736,7 +747,7 @@ func (r *shardRun) checkOrder(stored []state.Doc) {
 // skipped: only its home stores it. It returns how many answers it added to out.
 func (r *shardRun) applyFinal(f *final, out *answerPacker) (int, error) {
 	r.settle.copySettled(docKey{f.source, f.hash})
-	if home(f.hash, r.s.top.Shards) != r.id {
+	if !r.stores(f.hash) {
 		return 0, nil // answers are held only on documents stored here
 	}
 	if f.changed || r.settle.provisional[docKey{f.source, f.hash}] { // what its front emitted is fixed
