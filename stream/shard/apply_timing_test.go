@@ -65,10 +65,11 @@ func BenchmarkShardApply(b *testing.B) {
 		out := newAnswerPacker()
 		for _, v := range recs {
 			m := kafka.Message{Offset: offset, Key: binary.BigEndian.AppendUint64(nil, uint64(offset)), Value: v, Time: time.Unix(1700000000, 0)}
-			rec, err := r.decode(&m)
-			if err != nil {
+			fb := decodeBatch([]kafka.Message{m})
+			if err := fb.errs[0]; err != nil {
 				b.Fatal(err)
 			}
+			rec := fb.recs[0]
 			run := r.appendProbes(make([]probeAt, 0, len(rec.probes)), &m, rec.probes)
 			if _, err := r.decide(run, offset+1, out); err != nil {
 				b.Fatal(err)

@@ -162,6 +162,7 @@ func decideRecord(t *testing.T, r *shardRun, offset int64, at time.Time, docs ..
 		probes[i].doc.Bands = slices.Clip(d.Bands) // indexKeys appends to it
 	}
 	m := kafka.Message{Offset: offset, Key: []byte(fmt.Sprintf("batch at %d", offset)), Time: at}
+	placeProbes(probes, offset)
 	run := r.appendProbes(nil, &m, probes)
 	out := newAnswerPacker()
 	if _, err := r.decide(run, offset+1, out); err != nil {
@@ -351,7 +352,10 @@ func TestInterleavedBatchIsNotLeftWaiting(t *testing.T) {
 	record := func(offset int64, key string, index int, doc state.Doc) answer {
 		t.Helper()
 		msg := kafka.Message{Offset: offset, Key: []byte(key), Time: time.Unix(1000, 0)}
-		run := r.appendProbes(nil, &msg, []probe{{index: index, doc: doc}})
+		doc.Bands = slices.Clip(doc.Bands) // indexKeys appends to it
+		probes := []probe{{index: index, doc: doc}}
+		placeProbes(probes, offset)
+		run := r.appendProbes(nil, &msg, probes)
 		out := newAnswerPacker()
 		if _, err := r.decide(run, offset+1, out); err != nil {
 			t.Fatal(err)

@@ -35,6 +35,7 @@ type Server struct {
 	shards   string // the shards topic: the index group's subscription and commits
 	sequence string
 	writer   *kafka.Writer // answers
+	feed     *feed         // the sequence log, read once for every shard held here
 	m        *serverMetrics
 
 	joined     atomic.Bool  // a generation of the index group is running
@@ -72,11 +73,26 @@ func NewServer(cfg Config, top Topology, o ServerOptions) *Server {
 	if o.Logger == nil {
 		o.Logger = zap.NewNop()
 	}
-	return &Server{
+	s := &Server{
 		cfg: cfg, top: top, o: o, shards: ShardsTopic(o.Kafka.Group), sequence: SequenceTopic(o.Kafka.Group),
 		writer: newPartitionWriter(o.Kafka, o.Security),
 		m:      newServerMetrics(o.Registry),
 	}
+	s.feed = newFeed(o.Batch, s.sequenceReader)
+	return s
+}
+
+// sequenceReader is a reader of the sequence log from offset on.
+func (s *Server) sequenceReader(offset int64) (*kafka.Reader, error) {
+	r := kafka.NewReader(kafka.ReaderConfig{
+		Brokers: s.o.Kafka.Brokers, Topic: s.sequence, Partition: 0, Dialer: s.o.Security.Dialer(s.o.Kafka.ClientID),
+		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond,
+	})
+	if err := r.SetOffset(offset); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
 }
 
 // ShardDir is the directory of shard s's store under a state directory.
@@ -190,6 +206,7 @@ func (s *Server) Run(ctx context.Context) error {
 		return fmt.Errorf("index group %s: %w", IndexGroup(k.Group), err)
 	}
 	defer s.release(nil) // after the group has closed (defers run last first)
+	defer s.feed.close()
 	defer cg.Close()
 	for {
 		gen, err := cg.Next(ctx)
@@ -310,18 +327,11 @@ func (s *Server) serveShard(ctx context.Context, commits *committer, id int, com
 	}
 	s.o.Logger.Info("shard opened", zap.Int("shard", id), zap.Bool("standby", r.standby), zap.Bool("kept_open", kept),
 		zap.Int64("replay_from", from), zap.Int64("answer_from", r.answer))
-	reader := kafka.NewReader(kafka.ReaderConfig{
-		Brokers: s.o.Kafka.Brokers, Topic: s.sequence, Partition: 0, Dialer: s.o.Security.Dialer(s.o.Kafka.ClientID),
-		MinBytes: 1, MaxBytes: 16 << 20, MaxWait: 500 * time.Millisecond,
-	})
-	defer reader.Close()
-	if err := reader.SetOffset(from); err != nil {
-		return err
-	}
+	defer s.feed.leave(id)
 	if !r.standby && (from >= r.answer || r.answer == 0) { // nothing to apply silently first
 		r.serve(max(from, 0))
 	}
-	return r.loop(ctx, reader)
+	return r.loop(ctx, from)
 }
 
 // open opens the shard's store, or takes it as an earlier generation left
@@ -364,10 +374,11 @@ func (r *shardRun) startAt(committed int64) (int64, error) {
 	return min(applied, committed), nil
 }
 
-// loop applies and answers batches of the sequence log until ctx ends.
-func (r *shardRun) loop(ctx context.Context, reader *kafka.Reader) error {
+// loop applies and answers batches of the sequence log from offset on
+// until ctx ends.
+func (r *shardRun) loop(ctx context.Context, offset int64) error {
 	for {
-		msgs, err := stream.FetchBatch(ctx, reader, r.s.o.Batch, stream.AlwaysIdle)
+		b, err := r.s.feed.next(ctx, r.id, offset)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -376,11 +387,12 @@ func (r *shardRun) loop(ctx context.Context, reader *kafka.Reader) error {
 			time.Sleep(100 * time.Millisecond)
 			continue
 		}
-		if err := r.batch(ctx, msgs); err != nil {
+		if err := r.batch(ctx, b); err != nil {
 			return err
 		}
-		last := &msgs[len(msgs)-1]
+		last := &b.msgs[len(b.msgs)-1]
 		r.progress(last)
+		offset = last.Offset + 1
 	}
 }
 
@@ -417,7 +429,8 @@ func (r *shardRun) serve(offset int64) {
 // writes the answers due (those of the probes from r.answer on, and those
 // released by finals) and offers for commit the position a restart must
 // read from.
-func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
+func (r *shardRun) batch(ctx context.Context, b fed) error {
+	msgs := b.msgs
 	var run []probeAt
 	out := newAnswerPacker()
 	answered := 0
@@ -431,9 +444,8 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 		return err
 	}
 	for i := range msgs {
-		m := &msgs[i]
-		rec, err := r.decode(m)
-		if err != nil {
+		m, rec := &msgs[i], &b.recs[i]
+		if err := b.errs[i]; err != nil {
 			r.s.m.malformed.Inc()
 			r.s.o.Logger.Error("skipping a malformed sequence-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
@@ -449,6 +461,9 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 			return err
 		}
 		for i := range rec.finals {
+			if !r.reads(rec.finals[i].hash) {
+				continue
+			}
 			n, err := r.applyFinal(&rec.finals[i], out)
 			if err != nil {
 				return err
@@ -481,22 +496,18 @@ func (r *shardRun) batch(ctx context.Context, msgs []kafka.Message) error {
 	return nil
 }
 
-// decode decodes a sequence-log record as this shard reads it
-// (decodeLogRecordFor): the ID and URL only of the documents it stores, the
-// finals only of those and of the copies it answered for before their
+// reads says whether this shard reads a document's final: those of the
+// documents it stores and of the copies it answered for before their
 // originals settled (settling.early).
-func (r *shardRun) decode(m *kafka.Message) (logRecord, error) {
-	return decodeLogRecordFor(m.Value, r.reads)
-}
-
-// reads says whether this shard reads a document's final.
 func (r *shardRun) reads(hash uint64) bool { return r.stores(hash) || r.settle.copies[hash] > 0 }
 
 // stores says whether this shard is the home of a document.
 func (r *shardRun) stores(hash uint64) bool { return home(hash, r.s.top.Shards) == r.id }
 
 // appendProbes appends to run the probes of the log record m, as this
-// shard decides them (probeAt), under the front batch its key names.
+// shard decides them (probeAt), under the front batch its key names. The
+// probes are decoded as decodeBatch leaves them, shared with the other
+// shards held here: read, never written.
 func (r *shardRun) appendProbes(run []probeAt, m *kafka.Message, probes []probe) []probeAt {
 	if len(probes) == 0 {
 		return run
@@ -505,7 +516,6 @@ func (r *shardRun) appendProbes(run []probeAt, m *kafka.Message, probes []probe)
 	batch := r.settle.batchAt(key, m.Offset)
 	for j := range probes {
 		p := &probes[j]
-		p.doc.Bands, p.doc.Pos = indexKeys(&p.doc), positionOf(m.Offset, j)
 		run = append(run, probeAt{probe: p, offset: m.Offset, at: m.Time, key: key, batch: batch, resent: resent,
 			home: r.stores(p.doc.ContentHash), shared: r.s.top.Shards > 1})
 	}

@@ -400,14 +400,7 @@ func (r *reader) decision() (stream.Decision, bool) {
 
 // decodeLogRecord decodes a sequence-log record: a batch of probes or of
 // finals.
-func decodeLogRecord(v []byte) (logRecord, error) { return decodeLogRecordFor(v, nil) }
-
-// decodeLogRecordFor decodes a sequence-log record as a shard reads it:
-// of a document whose content hash stores does not claim (not this shard's
-// home), a probe comes without its ID and URL, which only its home stores,
-// and a final is left out, as only its home applies it (its bytes after the
-// hash unchecked). A nil stores claims every document.
-func decodeLogRecordFor(v []byte, stores func(hash uint64) bool) (logRecord, error) {
+func decodeLogRecord(v []byte) (logRecord, error) {
 	var rec logRecord
 	r := &reader{b: v}
 	if ver := r.byte1("version"); r.err == nil && ver != wireVersion {
@@ -417,15 +410,11 @@ func decodeLogRecordFor(v []byte, stores func(hash uint64) bool) (logRecord, err
 	case kindProbes, kindUnindexedProbe:
 		indexed := kind == kindProbes
 		rec.probes = make([]probe, 0, r.count())
-		r.entries(func(e *reader) { rec.probes = append(rec.probes, decodeProbe(e, indexed, stores)) })
+		r.entries(func(e *reader) { rec.probes = append(rec.probes, decodeProbe(e, indexed)) })
 	case kindFinals:
 		r.entries(func(e *reader) { rec.finals = append(rec.finals, decodeChangedFinal(e)) })
 	case kindSettled:
-		r.entries(func(e *reader) {
-			if f, ok := decodeFinal(e, stores); ok {
-				rec.finals = append(rec.finals, f)
-			}
-		})
+		r.entries(func(e *reader) { rec.finals = append(rec.finals, decodeFinal(e)) })
 	default:
 		r.fail(fmt.Sprintf("kind %d", kind))
 	}
@@ -497,9 +486,9 @@ func (r *reader) index() int {
 // maxBatchIndex bounds the index of a document in its front batch as read.
 const maxBatchIndex = 1 << 30
 
-// decodeProbe decodes a probe body; its sketch is the rest of the reader.
-// Its ID and URL are left out unless stores claims it (decodeLogRecordFor).
-func decodeProbe(r *reader, indexed bool, stores func(hash uint64) bool) probe {
+// decodeProbe decodes a probe body; its sketch is the rest of the reader,
+// and its keys have room for the exact key (indexKeys).
+func decodeProbe(r *reader, indexed bool) probe {
 	p := probe{reply: int(r.uvarint("reply partition")), index: -1}
 	if indexed {
 		p.index = r.index()
@@ -508,12 +497,7 @@ func decodeProbe(r *reader, indexed bool, stores func(hash uint64) bool) probe {
 	d.Source = r.string("source")
 	d.Time = r.time("time")
 	d.ContentHash = r.uint64("hash")
-	if stores == nil || stores(d.ContentHash) {
-		d.ID, d.URL = r.string("id"), r.string("url")
-	} else {
-		r.bytes("id")
-		r.bytes("url")
-	}
+	d.ID, d.URL = r.string("id"), r.string("url")
 	n := r.uvarint("key count")
 	if r.err == nil && n > uint64(len(r.b)-r.off)/8 {
 		r.fail("key count")
@@ -531,16 +515,10 @@ func decodeProbe(r *reader, indexed bool, stores func(hash uint64) bool) probe {
 	return p
 }
 
-// decodeFinal decodes a final, unless stores does not claim its document
-// (ok false: the rest of its bytes are skipped unread).
-func decodeFinal(r *reader, stores func(hash uint64) bool) (f final, ok bool) {
-	source := r.bytes("source")
+// decodeFinal decodes a final.
+func decodeFinal(r *reader) (f final) {
+	f.source = r.string("source")
 	f.hash = r.uint64("hash")
-	if r.err == nil && stores != nil && !stores(f.hash) {
-		r.off = len(r.b)
-		return f, false
-	}
-	f.source = string(source)
 	switch flag := r.byte1("changed"); {
 	case r.err != nil:
 	case flag == 1:
@@ -549,7 +527,7 @@ func decodeFinal(r *reader, stores func(hash uint64) bool) (f final, ok bool) {
 	case flag != 0:
 		r.fail(fmt.Sprintf("changed flag %d", flag))
 	}
-	return f, true
+	return f
 }
 
 // decodeChangedFinal decodes a final of an earlier build's kindFinals record,
