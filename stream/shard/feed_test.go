@@ -11,7 +11,6 @@ import (
 
 	"github.com/dedupstream/dedupstream/state"
 	"github.com/dedupstream/dedupstream/stream"
-	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
 // sequenceOf starts an embedded broker holding a sequence log of n probe
@@ -19,13 +18,7 @@ import (
 // returns a feed over it.
 func sequenceOf(t *testing.T, n int) (*feed, context.Context) {
 	t.Helper()
-	b, err := embedded.Start(embedded.Options{Topics: []string{"g.sequence"}, Partitions: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
+	b, ctx := startBroker(t, "g.sequence", 1)
 	w := &kafka.Writer{Addr: kafka.TCP(b.Addr()), Topic: "g.sequence", BatchSize: 100, BatchTimeout: time.Millisecond, RequiredAcks: kafka.RequireAll}
 	defer w.Close()
 	msgs := make([]kafka.Message, n)

@@ -13,18 +13,26 @@ import (
 	"github.com/dedupstream/dedupstream/stream/embedded"
 )
 
-// startFront starts a broker with a 2-partition input topic "pages" and
-// the topics of group "g" with shards shards, and a front on them; both
-// stop, and ctx (a minute) ends, with the test.
-func startFront(t *testing.T, shards int) (context.Context, *Front, stream.KafkaConfig) {
+// startBroker starts an embedded broker with one topic, closed when the
+// test ends, and returns it with a context of a minute for the test.
+func startBroker(t *testing.T, topic string, partitions int) (*embedded.Broker, context.Context) {
 	t.Helper()
-	b, err := embedded.Start(embedded.Options{Topics: []string{"pages"}, Partitions: 2})
+	b, err := embedded.Start(embedded.Options{Topics: []string{topic}, Partitions: partitions})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
+	return b, ctx
+}
+
+// startFront starts a broker with a 2-partition input topic "pages" and
+// the topics of group "g" with shards shards, and a front on them; both
+// stop, and ctx (a minute) ends, with the test.
+func startFront(t *testing.T, shards int) (context.Context, *Front, stream.KafkaConfig) {
+	t.Helper()
+	b, ctx := startBroker(t, "pages", 2)
 	ic := Config{Shards: shards}
 	ic.EnsureDefaults()
 	top, err := EnsureTopics(ctx, &kafka.Client{Addr: kafka.TCP(b.Addr())}, "pages", "g", ic, 0)
