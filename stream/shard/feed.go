@@ -12,8 +12,8 @@ import (
 
 // feed reads the sequence log once for all the shards served here, owned and
 // standby, and decodes each record once: every shard applies every record,
-// so a reader and a decode a shard would cost the log's bytes and their
-// decoding once for each shard held. Shards at one offset share a cursor, a
+// and a reader and a decoding for each shard would repeat both for each
+// shard held. Shards at one offset share a cursor, a
 // reader and a window of the batches it decoded, which keeps the last
 // keptWindow bytes of records (so that a shard starting a little behind the
 // others joins them) and, up to maxWindow, those a shard still has to
