@@ -22,9 +22,10 @@ import (
 // it; a cursor no shard reads closes. The decoded records are shared by the
 // shards: read, never written.
 type feed struct {
-	reader func(offset int64) (*kafka.Reader, error)
-	batch  stream.BatchConfig
-	window int // maxWindow, but in tests
+	reader  func(offset int64) (*kafka.Reader, error)
+	batch   stream.BatchConfig
+	window  int            // maxWindow, but in tests
+	readers func(open int) // told how many cursors are open when it changes; may be nil
 
 	mu      sync.Mutex
 	cursors []*cursor     // oldest first
@@ -88,6 +89,7 @@ func (f *feed) next(ctx context.Context, id int, offset int64) (fed, error) {
 			}
 			c = &cursor{reader: r, start: offset, end: offset, first: offset == kafka.FirstOffset}
 			f.cursors = append(f.cursors, c)
+			f.opened()
 		case offset < 0 && c.start >= 0: // the log's first record is known now
 			offset = c.start
 			f.at[id] = offset
@@ -200,6 +202,7 @@ func (c *cursor) batchAt(offset int64) *fed {
 // that no shard has still to apply, and any past f.window, and closes the
 // cursors no shard reads.
 func (f *feed) trim() {
+	defer f.opened()
 	f.cursors = slices.DeleteFunc(f.cursors, func(c *cursor) bool {
 		for len(c.batches) > 0 {
 			b := c.batches[0]
@@ -215,6 +218,13 @@ func (f *feed) trim() {
 		go c.reader.Close() // it may wait for a fetch in flight
 		return true
 	})
+}
+
+// opened reports how many cursors are open.
+func (f *feed) opened() {
+	if f.readers != nil {
+		f.readers(len(f.cursors))
+	}
 }
 
 // behind says whether some shard has still to apply the records before offset.
@@ -254,4 +264,5 @@ func (f *feed) close() {
 		c.reader.Close()
 	}
 	f.cursors = nil
+	f.opened()
 }

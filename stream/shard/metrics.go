@@ -45,6 +45,7 @@ type serverMetrics struct {
 	rebuild   *prometheus.GaugeVec
 	lag       *prometheus.GaugeVec
 	malformed prometheus.Counter
+	readers   prometheus.Gauge
 }
 
 func newServerMetrics(reg prometheus.Registerer) *serverMetrics {
@@ -70,9 +71,11 @@ func newServerMetrics(reg prometheus.Registerer) *serverMetrics {
 			Help: "Records behind the end of the sequence log, at the shard's last batch."}, shard),
 		malformed: prometheus.NewCounter(prometheus.CounterOpts{Name: "dedupstream_shard_malformed_records_total",
 			Help: "Sequence-log records that could not be decoded and were skipped."}),
+		readers: prometheus.NewGauge(prometheus.GaugeOpts{Name: "dedupstream_shard_sequence_readers",
+			Help: "Readers of the sequence log open here: one while the shards held here read at one offset, more while some are behind the others (rebuilding, or slower)."}),
 	}
 	if reg != nil {
-		reg.MustRegister(m.owned, m.docs, m.applied, m.answered, m.late, m.held, m.expired, m.rebuild, m.lag, m.malformed)
+		reg.MustRegister(m.owned, m.docs, m.applied, m.answered, m.late, m.held, m.expired, m.rebuild, m.lag, m.malformed, m.readers)
 	}
 	return m
 }

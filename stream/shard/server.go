@@ -79,6 +79,7 @@ func NewServer(cfg Config, top Topology, o ServerOptions) *Server {
 		m:      newServerMetrics(o.Registry),
 	}
 	s.feed = newFeed(o.Batch, s.sequenceReader)
+	s.feed.readers = func(n int) { s.m.readers.Set(float64(n)) }
 	return s
 }
 
