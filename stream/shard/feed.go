@@ -25,7 +25,7 @@ type feed struct {
 	reader  func(offset int64) (*kafka.Reader, error)
 	batch   stream.BatchConfig
 	window  int            // maxWindow, but in tests
-	readers func(open int) // told how many cursors are open when it changes; may be nil
+	readers func(open int) // told how many cursors are open when that changes; may be nil
 
 	mu      sync.Mutex
 	cursors []*cursor     // oldest first
@@ -202,7 +202,13 @@ func (c *cursor) batchAt(offset int64) *fed {
 // that no shard has still to apply, and any past f.window, and closes the
 // cursors no shard reads.
 func (f *feed) trim() {
-	defer f.opened()
+	if open := len(f.cursors); open > 0 {
+		defer func() {
+			if len(f.cursors) != open {
+				f.opened()
+			}
+		}()
+	}
 	f.cursors = slices.DeleteFunc(f.cursors, func(c *cursor) bool {
 		for len(c.batches) > 0 {
 			b := c.batches[0]
