@@ -305,6 +305,13 @@ type shardRun struct {
 	sampled time.Time // when the documents gauge was last set
 	lastPos uint64    // the largest position stored in this run, for the order check
 	settle  *settling // documents awaiting their finals, answers held on them
+	rewrite rewrites  // records rewritten since the last writeRewrites
+	// bufs are batch's and decide's slices, kept from one batch to the next.
+	bufs struct {
+		run  []probeAt
+		docs []state.Doc
+		here []bool
+	}
 }
 
 // serveShard opens shard id's store (or takes it as an earlier generation
@@ -432,7 +439,8 @@ func (r *shardRun) serve(offset int64) {
 // read from.
 func (r *shardRun) batch(ctx context.Context, b fed) error {
 	msgs := b.msgs
-	var run []probeAt
+	run := r.bufs.run[:0]
+	defer func() { r.bufs.run = run[:0] }()
 	out := newAnswerPacker()
 	answered := 0
 	flush := func(next int64) error {
@@ -451,9 +459,6 @@ func (r *shardRun) batch(ctx context.Context, b fed) error {
 			r.s.o.Logger.Error("skipping a malformed sequence-log record", zap.Int("shard", r.id), zap.Int64("offset", m.Offset), zap.Error(err))
 			continue
 		}
-		if run == nil {
-			run = make([]probeAt, 0, len(rec.probes)*(len(msgs)-i))
-		}
 		run = r.appendProbes(run, m, rec.probes)
 		if len(rec.finals) == 0 {
 			continue
@@ -471,10 +476,12 @@ func (r *shardRun) batch(ctx context.Context, b fed) error {
 			}
 			answered += n
 		}
+		if err := r.writeRewrites(); err != nil {
+			return err
+		}
 	}
 	next := msgs[len(msgs)-1].Offset + 1
-	if len(run) == 0 {
-		run = nil // a batch ending on finals, or touching nothing here, still records how far it got
+	if len(run) == 0 { // a batch ending on finals, or touching nothing here, still records how far it got
 		if err := r.store.Apply(nil, r.settle.commitBound(next)); err != nil {
 			return err
 		}
@@ -483,6 +490,9 @@ func (r *shardRun) batch(ctx context.Context, b fed) error {
 	}
 	n, err := r.expire(out)
 	if err != nil {
+		return err
+	}
+	if err := r.writeRewrites(); err != nil {
 		return err
 	}
 	answered += n
@@ -550,12 +560,16 @@ func batchKey(k []byte) (string, int) {
 // and adds to out the answers due, holding back those that matched a
 // document still unsettled here; it returns how many it added.
 func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, error) {
-	docs, here := make([]state.Doc, len(run)), make([]bool, len(run))
+	docs, here := r.bufs.docs[:0], r.bufs.here[:0]
+	defer func() { r.bufs.docs, r.bufs.here = docs[:0], here[:0] }()
 	for i := range run {
-		docs[i], here[i] = run[i].doc, run[i].home
+		docs, here = append(docs, run[i].doc), append(here, run[i].home)
 		if !here[i] { // its exact key (indexKeys' last) is posted only in its home, with every exact copy
 			docs[i].Bands = docs[i].Bands[:len(docs[i].Bands)-1]
 		}
+	}
+	if err := r.writeRewrites(); err != nil { // the decider reads replayed records from the store
+		return 0, err
 	}
 	dec, err := r.dec.DecideProbes(docs, here)
 	if err != nil {
@@ -566,9 +580,17 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 	if err := r.store.Apply(dec.Stage, r.resumeAt(run, next)); err != nil {
 		return 0, fmt.Errorf("shard %d: store %d documents: %w", r.id, len(dec.Stage), err)
 	}
-	now, n := time.Now(), 0
+	now, n, staged := time.Now(), 0, 0
 	for i := range run {
 		d, key := &dec.Decisions[i], docKey{docs[i].Source, docs[i].ContentHash}
+		// The record this run stored for it (dec.Stage holds those of the
+		// documents stored here and not replayed, in run order).
+		var stored state.Doc
+		have, replayed := false, false
+		if run[i].home && !d.Replayed {
+			stored, have = dec.Stage[staged], true
+			staged++
+		}
 		if run[i].home && run[i].shared && !r.settle.settledBefore(d, key, run[i].offset) {
 			released := r.settle.add(key, run[i].batch, run[i].at, d.Pos, run[i].offset, d.Cluster, now)
 			m, err := r.answerReleased(released, out)
@@ -582,12 +604,11 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 			h.a.dec.Pos = 0 // only its home's answer names the document's position (join)
 		}
 		// A replayed decision's record says whether its cluster is fixed.
-		var stored state.Doc
-		replayed := false
 		if d.Replayed {
-			if stored, replayed, err = r.store.Replayed(h.a.source, h.a.hash); err != nil {
+			if stored, replayed, err = r.record(h.a.source, h.a.hash); err != nil {
 				return n, err
 			}
+			have = replayed
 			if stored.Provisional { // marked so by an earlier run
 				r.settle.provisional[key] = true
 			}
@@ -610,17 +631,13 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 			r.s.o.Logger.Debug("answer held", zap.Int("shard", r.id), zap.String("source", h.a.source),
 				zap.Int64("offset", h.offset), zap.Int64("batch", h.batch), zap.Uint64("on", h.on))
 			r.settle.hold(h)
-			if err := r.markProvisional(&h.a, run[i].home, stored, replayed); err != nil {
-				return n, err
-			}
+			r.markProvisional(&h.a, run[i].home && have, stored)
 			continue
 		case run[i].shared && r.settle.sameBatch(d, run[i].batch):
 			// Its original came in this batch or was appended again by it:
 			// the joining front may still correct the cluster. (With one
 			// shard its answer is the joined one, and no final follows.)
-			if err := r.markProvisional(&h.a, run[i].home, stored, replayed); err != nil {
-				return n, err
-			}
+			r.markProvisional(&h.a, run[i].home && have, stored)
 		case replayed:
 			if err := r.settleReplay(&h.a, stored); err != nil {
 				return n, err
@@ -631,7 +648,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 		}
 		n += r.pack(out, &h)
 	}
-	return n, nil
+	return n, r.writeRewrites()
 }
 
 // settleReplay fixes the cluster of a replayed document still provisional
@@ -640,7 +657,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 // the original's final has made the joined one.
 func (r *shardRun) settleReplay(a *answer, doc state.Doc) error {
 	if doc.Of != 0 {
-		orig, found, err := r.store.Get(doc.Of)
+		orig, found, err := r.recordAt(doc.Of)
 		if err != nil {
 			return err
 		}
@@ -648,35 +665,90 @@ func (r *shardRun) settleReplay(a *answer, doc state.Doc) error {
 			doc.Cluster, a.dec.Cluster = orig.Cluster, orig.Cluster
 		}
 	}
-	return r.fix(doc)
+	r.fix(doc)
+	return nil
 }
 
-// markProvisional marks a provisional, and its document in the store if
-// this is its home (doc is its record if have).
-func (r *shardRun) markProvisional(a *answer, home bool, doc state.Doc, have bool) error {
+// markProvisional marks a provisional, and its document's record doc as
+// such if this shard stores it (stored).
+func (r *shardRun) markProvisional(a *answer, stored bool, doc state.Doc) {
 	a.provisional = true
-	if !home {
-		return nil
+	if !stored {
+		return
 	}
 	r.settle.provisional[docKey{a.source, a.hash}] = true
-	if !have {
-		var err error
-		if doc, have, err = r.store.Replayed(a.source, a.hash); err != nil || !have {
-			return err
-		}
+	if !doc.Provisional {
+		doc.Provisional = true
+		r.rewrite.add(doc)
 	}
-	if doc.Provisional {
-		return nil
-	}
-	doc.Provisional = true
-	return r.store.Stage([]state.Doc{doc})
 }
 
-// fix stores doc with its cluster fixed.
-func (r *shardRun) fix(doc state.Doc) error {
+// fix rewrites doc's record with its cluster fixed.
+func (r *shardRun) fix(doc state.Doc) {
 	delete(r.settle.provisional, docKey{doc.Source, doc.ContentHash})
 	doc.Provisional = false
-	return r.store.Stage([]state.Doc{doc})
+	r.rewrite.add(doc)
+}
+
+// rewrites are the records a shard has rewritten — a copy marked
+// provisional, a document whose cluster is fixed — and not yet stored:
+// those of a run of probes, of one record's finals or of one expiry, which
+// writeRewrites stores in one transaction (a transaction each would be one
+// for every six documents at 8 shards, beside one Apply for every forty).
+// Until then a record is read from here (record, recordAt).
+type rewrites struct {
+	docs []state.Doc
+	at   map[docKey]int // index in docs
+}
+
+func (w *rewrites) add(doc state.Doc) {
+	doc.Bands = nil // a rewrite stores the record only
+	k := docKey{doc.Source, doc.ContentHash}
+	if i, ok := w.at[k]; ok {
+		w.docs[i] = doc
+		return
+	}
+	if w.at == nil {
+		w.at = make(map[docKey]int)
+	}
+	w.at[k] = len(w.docs)
+	w.docs = append(w.docs, doc)
+}
+
+// record is a document's stored record, as rewritten if it was.
+func (r *shardRun) record(source string, hash uint64) (state.Doc, bool, error) {
+	if i, ok := r.rewrite.at[docKey{source, hash}]; ok {
+		return r.rewrite.docs[i], true, nil
+	}
+	return r.store.Replayed(source, hash)
+}
+
+// recordAt is the stored record of seq, as rewritten if it was.
+func (r *shardRun) recordAt(seq uint64) (state.Doc, bool, error) {
+	for i := range r.rewrite.docs {
+		if r.rewrite.docs[i].Seq == seq {
+			return r.rewrite.docs[i], true, nil
+		}
+	}
+	return r.store.Get(seq)
+}
+
+// writeRewrites stores the records rewritten since it last ran. It runs
+// before anything that reads the store otherwise or records a log position
+// (Apply), and before answers are written, so an answer never goes out
+// ahead of the record it implies.
+func (r *shardRun) writeRewrites() error {
+	w := &r.rewrite
+	if len(w.docs) == 0 {
+		return nil
+	}
+	err := r.store.Stage(w.docs)
+	if err != nil {
+		err = fmt.Errorf("shard %d: rewrite %d records: %w", r.id, len(w.docs), err)
+	}
+	clear(w.at)
+	w.docs = w.docs[:0]
+	return err
 }
 
 // resumeAt is the log position a restart on this store must read from once
@@ -762,7 +834,7 @@ func (r *shardRun) applyFinal(f *final, out *answerPacker) (int, error) {
 		return 0, nil // answers are held only on documents stored here
 	}
 	if f.changed || r.settle.provisional[docKey{f.source, f.hash}] { // what its front emitted is fixed
-		doc, ok, err := r.store.Replayed(f.source, f.hash)
+		doc, ok, err := r.record(f.source, f.hash)
 		if err != nil {
 			return 0, err
 		}
@@ -772,9 +844,7 @@ func (r *shardRun) applyFinal(f *final, out *answerPacker) (int, error) {
 				doc.Verdict, doc.Similarity, doc.OfID, doc.Cluster = uint8(d.Verdict), float32(d.Similarity), d.Of, d.Cluster
 				doc.OfPos, doc.Of = d.OfPos, 0
 			}
-			if err := r.fix(doc); err != nil {
-				return 0, err
-			}
+			r.fix(doc)
 		}
 	}
 	released, _ := r.settle.settle(f)
@@ -802,16 +872,14 @@ func (r *shardRun) answerReleased(released []heldAnswer, out *answerPacker) (int
 	n := 0
 	for i := range released {
 		h := &released[i]
-		doc, ok, err := r.store.Replayed(h.a.source, h.a.hash)
+		doc, ok, err := r.record(h.a.source, h.a.hash)
 		if err != nil {
 			return n, err
 		}
 		if ok {
 			if doc.Provisional {
 				doc.Cluster = h.a.dec.Cluster
-				if err := r.fix(doc); err != nil {
-					return n, err
-				}
+				r.fix(doc)
 			}
 			h.a.dec.Cluster = doc.Cluster
 		}
