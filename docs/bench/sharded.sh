@@ -16,6 +16,8 @@ for r in $(seq "$rounds"); do
   run --instances 1 --index-shards 0          # the single-instance index, as a process
   run --instances 1 --index-shards 1
   run --instances 1 --index-shards 4
+  run --instances 1 --index-shards 8
+  run --instances 2 --index-shards 2          # one shard an instance
   run --instances 2 --index-shards 4
   run --instances 2 --index-shards 8
   run --instances 3 --index-shards 8 --rebuild
