@@ -162,13 +162,19 @@ func decideRecord(t *testing.T, r *shardRun, offset int64, at time.Time, docs ..
 		probes[i].doc.Bands = slices.Clip(d.Bands) // indexKeys appends to it
 	}
 	m := kafka.Message{Offset: offset, Key: []byte(fmt.Sprintf("batch at %d", offset)), Time: at}
-	placeProbes(probes, offset)
-	run := r.appendProbes(nil, &m, probes)
+	return answersIn(t, decideProbes(t, r, &m, probes), string(m.Key), docs)
+}
+
+// decideProbes has r decide the probes of the log record m, as batch
+// does, and returns the answers it packed.
+func decideProbes(t *testing.T, r *shardRun, m *kafka.Message, probes []probe) *answerPacker {
+	t.Helper()
+	placeProbes(probes, m.Offset)
 	out := newAnswerPacker()
-	if _, err := r.decide(run, offset+1, out); err != nil {
+	if _, err := r.decide(r.appendProbes(nil, m, probes), m.Offset+1, out); err != nil {
 		t.Fatal(err)
 	}
-	return answersIn(t, out, string(m.Key), docs)
+	return out
 }
 
 // answersIn decodes the answers packed in out, by source: of docs, the
@@ -353,13 +359,7 @@ func TestInterleavedBatchIsNotLeftWaiting(t *testing.T) {
 		t.Helper()
 		msg := kafka.Message{Offset: offset, Key: []byte(key), Time: time.Unix(1000, 0)}
 		doc.Bands = slices.Clip(doc.Bands) // indexKeys appends to it
-		probes := []probe{{index: index, doc: doc}}
-		placeProbes(probes, offset)
-		run := r.appendProbes(nil, &msg, probes)
-		out := newAnswerPacker()
-		if _, err := r.decide(run, offset+1, out); err != nil {
-			t.Fatal(err)
-		}
+		out := decideProbes(t, r, &msg, []probe{{index: index, doc: doc}})
 		docs := make([]state.Doc, index+1)
 		docs[index] = doc
 		return answersIn(t, out, key, docs)[doc.Source]
