@@ -96,10 +96,12 @@ type DecideStats struct {
 // acknowledged (new ones, and replayed ones whose publish a crash may have cut).
 type Decided struct {
 	Decisions []Decision
-	Stage     []state.Doc
-	Publish   []state.Doc
-	Stats     DecideStats
-	overlay   *overlay // retired once published
+	// Stage holds the records to store, in the order of the documents: one
+	// for each decided here (DecideProbes: here) and not replayed.
+	Stage   []state.Doc
+	Publish []state.Doc
+	Stats   DecideStats
+	overlay *overlay // retired once published
 }
 
 // batchView is what one batch's decisions consult besides state.

@@ -89,7 +89,7 @@ func (f *feed) next(ctx context.Context, id int, offset int64) (fed, error) {
 			}
 			c = &cursor{reader: r, start: offset, end: offset, first: offset == kafka.FirstOffset}
 			f.cursors = append(f.cursors, c)
-			f.opened()
+			f.reportReaders()
 		case offset < 0 && c.start >= 0: // the log's first record is known now
 			offset = c.start
 			f.at[id] = offset
@@ -202,13 +202,7 @@ func (c *cursor) batchAt(offset int64) *fed {
 // that no shard has still to apply, and any past f.window, and closes the
 // cursors no shard reads.
 func (f *feed) trim() {
-	if open := len(f.cursors); open > 0 {
-		defer func() {
-			if len(f.cursors) != open {
-				f.opened()
-			}
-		}()
-	}
+	open := len(f.cursors)
 	f.cursors = slices.DeleteFunc(f.cursors, func(c *cursor) bool {
 		for len(c.batches) > 0 {
 			b := c.batches[0]
@@ -224,10 +218,13 @@ func (f *feed) trim() {
 		go c.reader.Close() // it may wait for a fetch in flight
 		return true
 	})
+	if len(f.cursors) != open {
+		f.reportReaders()
+	}
 }
 
-// opened reports how many cursors are open.
-func (f *feed) opened() {
+// reportReaders tells f.readers how many cursors are open.
+func (f *feed) reportReaders() {
 	if f.readers != nil {
 		f.readers(len(f.cursors))
 	}
@@ -270,5 +267,5 @@ func (f *feed) close() {
 		c.reader.Close()
 	}
 	f.cursors = nil
-	f.opened()
+	f.reportReaders()
 }

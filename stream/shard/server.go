@@ -440,7 +440,7 @@ func (r *shardRun) serve(offset int64) {
 func (r *shardRun) batch(ctx context.Context, b fed) error {
 	msgs := b.msgs
 	run := r.bufs.run[:0]
-	defer func() { r.bufs.run = run[:0] }()
+	defer func() { clear(run); r.bufs.run = run[:0] }() // kept empty: no decoded batch outlives the feed's window
 	out := newAnswerPacker()
 	answered := 0
 	flush := func(next int64) error {
@@ -476,11 +476,11 @@ func (r *shardRun) batch(ctx context.Context, b fed) error {
 			}
 			answered += n
 		}
-		if err := r.writeRewrites(); err != nil {
-			return err
-		}
 	}
 	next := msgs[len(msgs)-1].Offset + 1
+	if err := r.writeRewrites(); err != nil { // before the position is recorded
+		return err
+	}
 	if len(run) == 0 { // a batch ending on finals, or touching nothing here, still records how far it got
 		if err := r.store.Apply(nil, r.settle.commitBound(next)); err != nil {
 			return err
@@ -492,7 +492,7 @@ func (r *shardRun) batch(ctx context.Context, b fed) error {
 	if err != nil {
 		return err
 	}
-	if err := r.writeRewrites(); err != nil {
+	if err := r.writeRewrites(); err != nil { // before the answers go out
 		return err
 	}
 	answered += n
@@ -561,14 +561,14 @@ func batchKey(k []byte) (string, int) {
 // document still unsettled here; it returns how many it added.
 func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, error) {
 	docs, here := r.bufs.docs[:0], r.bufs.here[:0]
-	defer func() { r.bufs.docs, r.bufs.here = docs[:0], here[:0] }()
+	defer func() { clear(docs); r.bufs.docs, r.bufs.here = docs[:0], here[:0] }()
 	for i := range run {
 		docs, here = append(docs, run[i].doc), append(here, run[i].home)
 		if !here[i] { // its exact key (indexKeys' last) is posted only in its home, with every exact copy
 			docs[i].Bands = docs[i].Bands[:len(docs[i].Bands)-1]
 		}
 	}
-	if err := r.writeRewrites(); err != nil { // the decider reads replayed records from the store
+	if err := r.writeRewrites(); err != nil { // the decider reads replayed records, and Apply records the position
 		return 0, err
 	}
 	dec, err := r.dec.DecideProbes(docs, here)
@@ -583,8 +583,8 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 	now, n, staged := time.Now(), 0, 0
 	for i := range run {
 		d, key := &dec.Decisions[i], docKey{docs[i].Source, docs[i].ContentHash}
-		// The record this run stored for it (dec.Stage holds those of the
-		// documents stored here and not replayed, in run order).
+		// Its record, if stored here: the one this run stored (dec.Stage),
+		// or for a replay the one stored before.
 		var stored state.Doc
 		have, replayed := false, false
 		if run[i].home && !d.Replayed {
@@ -631,13 +631,13 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 			r.s.o.Logger.Debug("answer held", zap.Int("shard", r.id), zap.String("source", h.a.source),
 				zap.Int64("offset", h.offset), zap.Int64("batch", h.batch), zap.Uint64("on", h.on))
 			r.settle.hold(h)
-			r.markProvisional(&h.a, run[i].home && have, stored)
+			r.markProvisional(&h.a, have, stored)
 			continue
 		case run[i].shared && r.settle.sameBatch(d, run[i].batch):
 			// Its original came in this batch or was appended again by it:
 			// the joining front may still correct the cluster. (With one
 			// shard its answer is the joined one, and no final follows.)
-			r.markProvisional(&h.a, run[i].home && have, stored)
+			r.markProvisional(&h.a, have, stored)
 		case replayed:
 			if err := r.settleReplay(&h.a, stored); err != nil {
 				return n, err
@@ -648,7 +648,7 @@ func (r *shardRun) decide(run []probeAt, next int64, out *answerPacker) (int, er
 		}
 		n += r.pack(out, &h)
 	}
-	return n, r.writeRewrites()
+	return n, nil
 }
 
 // settleReplay fixes the cluster of a replayed document still provisional
@@ -691,11 +691,12 @@ func (r *shardRun) fix(doc state.Doc) {
 }
 
 // rewrites are the records a shard has rewritten — a copy marked
-// provisional, a document whose cluster is fixed — and not yet stored:
-// those of a run of probes, of one record's finals or of one expiry, which
-// writeRewrites stores in one transaction (a transaction each would be one
-// for every six documents at 8 shards, beside one Apply for every forty).
-// Until then a record is read from here (record, recordAt).
+// provisional, a document whose cluster is fixed — and not yet stored.
+// writeRewrites stores them in one transaction before the next decision,
+// before a batch records how far it got and before its answers go out (a
+// transaction each would be one for every six documents at 8 shards,
+// beside one Apply for every forty). Until then a record is read from here
+// (record, recordAt).
 type rewrites struct {
 	docs []state.Doc
 	at   map[docKey]int // index in docs
@@ -733,10 +734,9 @@ func (r *shardRun) recordAt(seq uint64) (state.Doc, bool, error) {
 	return r.store.Get(seq)
 }
 
-// writeRewrites stores the records rewritten since it last ran. It runs
-// before anything that reads the store otherwise or records a log position
-// (Apply), and before answers are written, so an answer never goes out
-// ahead of the record it implies.
+// writeRewrites stores the records rewritten since it last ran (rewrites
+// says when), so that an answer never goes out, nor a log position is
+// recorded, ahead of the records it implies.
 func (r *shardRun) writeRewrites() error {
 	w := &r.rewrite
 	if len(w.docs) == 0 {
